@@ -1,0 +1,232 @@
+//! Data-page row slots: the row offset table that follows a data page header.
+//!
+//! Each slot is a little-endian `u16`: the low 13 bits are the row's start
+//! offset in the page, bit 15 marks a deleted row and bit 14 an overflow row
+//! (its bytes are a pointer to the row's real location). A row runs from its
+//! start to the next greater start offset of any slot on the page, or to the
+//! end of the page.
+
+use crate::Refusal;
+use crate::bytes::u16_at;
+
+/// Mask of the offset bits of a row slot.
+pub const OFFSET_MASK: u16 = 0x1FFF;
+/// Flag bit: the row is deleted.
+pub const DELETED_FLAG: u16 = 0x8000;
+/// Flag bit: the row's bytes are a pointer to an overflow row.
+pub const OVERFLOW_FLAG: u16 = 0x4000;
+
+/// One decoded row slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    /// Start offset of the row in the page (flags masked off).
+    pub offset: u16,
+    /// Bit 15 was set.
+    pub deleted: bool,
+    /// Bit 14 was set.
+    pub overflow: bool,
+}
+
+/// Decodes a raw slot value. Total: every `u16` is a slot.
+#[must_use]
+pub fn decode_slot(raw: u16) -> Slot {
+    Slot {
+        offset: raw & OFFSET_MASK,
+        deleted: raw & DELETED_FLAG != 0,
+        overflow: raw & OVERFLOW_FLAG != 0,
+    }
+}
+
+/// Geometry of a data page's slot table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotTable {
+    /// Offset of the first slot in the page.
+    pub table_start: usize,
+    /// Number of slots.
+    pub count: usize,
+    /// Page size in bytes.
+    pub page_size: usize,
+}
+
+impl SlotTable {
+    /// Admits a slot table of `count` slots starting at `table_start` inside a
+    /// page of `page_len` bytes; `None` if the table itself runs past the page.
+    #[must_use]
+    pub fn admit(table_start: usize, count: usize, page_len: usize) -> Option<SlotTable> {
+        let len = count.checked_mul(2)?;
+        crate::range::admit(table_start, len, page_len)?;
+        Some(SlotTable { table_start, count, page_size: page_len })
+    }
+
+    /// First byte after the slot table: no row may start before it.
+    #[must_use]
+    pub fn header_end(&self) -> usize {
+        // admitted in `admit`, so neither operation can overflow
+        self.count
+            .checked_mul(2)
+            .and_then(|l| l.checked_add(self.table_start))
+            .unwrap_or(usize::MAX)
+    }
+
+    /// The raw value of slot `index`, or `None` past the table.
+    #[must_use]
+    pub fn raw(&self, page: &[u8], index: usize) -> Option<u16> {
+        if index >= self.count {
+            return None;
+        }
+        u16_at(page, self.table_start.checked_add(index.checked_mul(2)?)?)
+    }
+
+    /// Decoded slot `index`, or `None` past the table.
+    #[must_use]
+    pub fn slot(&self, page: &[u8], index: usize) -> Option<Slot> {
+        self.raw(page, index).map(decode_slot)
+    }
+
+    /// Byte interval `start .. end` of row `index`.
+    ///
+    /// `end` is the smallest start offset of any *other* slot that is greater
+    /// than this row's start, or the page size when there is none. Refuses a
+    /// row that starts inside the header or slot table
+    /// ([`Refusal::SlotInHeader`]), one whose start another slot shares
+    /// ([`Refusal::Overlap`]), one that starts at or past the page end
+    /// ([`Refusal::OutOfBounds`]), and a slot index past the table
+    /// ([`Refusal::BadCount`]). The returned interval always lies inside the
+    /// page and after the slot table, and is never empty.
+    pub fn row_bounds(&self, page: &[u8], index: usize) -> Result<(usize, usize), Refusal> {
+        let me = self.slot(page, index).ok_or(Refusal::BadCount)?;
+        let start = usize::from(me.offset);
+        let limit = self.page_size.min(page.len());
+        if start < self.header_end() {
+            return Err(Refusal::SlotInHeader);
+        }
+        if start >= limit {
+            return Err(Refusal::OutOfBounds);
+        }
+        let mut end = limit;
+        for other in 0..self.count {
+            if other == index {
+                continue;
+            }
+            let o = usize::from(self.slot(page, other).ok_or(Refusal::BadCount)?.offset);
+            if o == start {
+                return Err(Refusal::Overlap);
+            }
+            if o > start && o < end {
+                end = o;
+            }
+        }
+        Ok((start, end))
+    }
+}
+
+/// Packs a row pointer: a 24-bit page number and an 8-bit row number as
+/// Jet stores them (`page << 8 | row`). `None` if `page` needs more than 24 bits.
+#[must_use]
+pub fn pack_row_pointer(page: u32, row: u8) -> Option<u32> {
+    if page > 0x00FF_FFFF {
+        return None;
+    }
+    Some((page << 8) | u32::from(row))
+}
+
+/// Unpacks a row pointer into `(page, row)`. Total.
+#[must_use]
+pub fn unpack_row_pointer(v: u32) -> (u32, u8) {
+    let row = v.to_le_bytes()[0];
+    (v >> 8, row)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Naive oracle: sort all slot starts and take the successor.
+    fn oracle_bounds(starts: &[u16], idx: usize, table_start: usize, page: usize) -> Result<(usize, usize), Refusal> {
+        if idx >= starts.len() {
+            return Err(Refusal::BadCount);
+        }
+        let s = (starts[idx] & OFFSET_MASK) as usize;
+        if s < table_start + 2 * starts.len() {
+            return Err(Refusal::SlotInHeader);
+        }
+        if s >= page {
+            return Err(Refusal::OutOfBounds);
+        }
+        let mut all: std::vec::Vec<usize> = starts.iter().enumerate().filter(|(i, _)| *i != idx).map(|(_, v)| (v & OFFSET_MASK) as usize).collect();
+        if all.contains(&s) {
+            return Err(Refusal::Overlap);
+        }
+        all.sort();
+        let end = all.into_iter().find(|&o| o > s).map(|o| o.min(page)).unwrap_or(page);
+        Ok((s, end))
+    }
+
+    extern crate std;
+
+    fn build(table_start: usize, raws: &[u16], page: usize) -> std::vec::Vec<u8> {
+        let mut p = std::vec![0u8; page];
+        for (i, r) in raws.iter().enumerate() {
+            let o = table_start + 2 * i;
+            if o + 2 <= page {
+                p[o..o + 2].copy_from_slice(&r.to_le_bytes());
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn slot_decode_exhaustive() {
+        for raw in 0..=u16::MAX {
+            let s = decode_slot(raw);
+            assert_eq!(s.offset as u32 + (s.deleted as u32) * 0x8000 + (s.overflow as u32) * 0x4000 + (raw as u32 & 0x2000), raw as u32);
+        }
+    }
+
+    #[test]
+    fn bounds_exhaustive_small_pages() {
+        // 3 slots, page of 24 bytes, table at 4: every start offset 0..24 for each slot
+        let page = 24usize;
+        for a in 0..page as u16 {
+            for b in 0..page as u16 {
+                for c in [0u16, 10, 12, 23, 0x8000 | 15, 0x4000 | 20] {
+                    let raws = [a, b, c];
+                    let p = build(4, &raws, page);
+                    let t = SlotTable::admit(4, 3, page).unwrap();
+                    for i in 0..4 {
+                        assert_eq!(t.row_bounds(&p, i), oracle_bounds(&raws, i, 4, page), "{raws:?} {i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn row_pointer_exhaustive_rows() {
+        for row in 0..=u8::MAX {
+            for page in [0u32, 1, 255, 256, 0xABCDE, 0xFFFFFF] {
+                let v = pack_row_pointer(page, row).unwrap();
+                assert_eq!(unpack_row_pointer(v), (page, row));
+            }
+            assert_eq!(pack_row_pointer(0x1000000, row), None);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn bounds_match_oracle(raws in proptest::collection::vec(any::<u16>(), 0..12), ts in 0usize..16, idx in 0usize..14) {
+            let page = 4096;
+            let p = build(ts, &raws, page);
+            if let Some(t) = SlotTable::admit(ts, raws.len(), page) {
+                prop_assert_eq!(t.row_bounds(&p, idx), oracle_bounds(&raws, idx, ts, page));
+            }
+        }
+
+        #[test]
+        fn pointer_roundtrip(v in any::<u32>()) {
+            let (page, row) = unpack_row_pointer(v);
+            prop_assert_eq!(pack_row_pointer(page, row), Some(v));
+        }
+    }
+}
