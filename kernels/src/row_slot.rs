@@ -88,8 +88,8 @@ impl SlotTable {
     /// `end` is the smallest start offset of any *other* slot that is greater
     /// than this row's start, or the page size when there is none. Refuses a
     /// row that starts inside the header or slot table
-    /// ([`Refusal::SlotInHeader`]), one whose start another slot shares
-    /// ([`Refusal::Overlap`]), one that starts at or past the page end
+    /// ([`Refusal::SlotInHeader`]), a live row whose start another live slot
+    /// shares ([`Refusal::Overlap`]; deleted slots may repeat an offset), one that starts at or past the page end
     /// ([`Refusal::OutOfBounds`]), and a slot index past the table
     /// ([`Refusal::BadCount`]). The returned interval always lies inside the
     /// page and after the slot table, and is never empty.
@@ -108,9 +108,15 @@ impl SlotTable {
             if other == index {
                 continue;
             }
-            let o = usize::from(self.slot(page, other).ok_or(Refusal::BadCount)?.offset);
+            let os = self.slot(page, other).ok_or(Refusal::BadCount)?;
+            let o = usize::from(os.offset);
             if o == start {
-                return Err(Refusal::Overlap);
+                // deleted slots may keep a neighbour's offset; two live
+                // slots may not share bytes
+                if !os.deleted && !me.deleted {
+                    return Err(Refusal::Overlap);
+                }
+                continue;
             }
             if o > start && o < end {
                 end = o;
@@ -154,10 +160,12 @@ mod tests {
         if s >= page {
             return Err(Refusal::OutOfBounds);
         }
-        let mut all: std::vec::Vec<usize> = starts.iter().enumerate().filter(|(i, _)| *i != idx).map(|(_, v)| (v & OFFSET_MASK) as usize).collect();
-        if all.contains(&s) {
+        let me_deleted = starts[idx] & DELETED_FLAG != 0;
+        let live_dup = starts.iter().enumerate().any(|(i, v)| i != idx && (v & OFFSET_MASK) as usize == s && v & DELETED_FLAG == 0);
+        if live_dup && !me_deleted {
             return Err(Refusal::Overlap);
         }
+        let mut all: std::vec::Vec<usize> = starts.iter().enumerate().filter(|(i, _)| *i != idx).map(|(_, v)| (v & OFFSET_MASK) as usize).filter(|&o| o != s).collect();
         all.sort();
         let end = all.into_iter().find(|&o| o > s).map(|o| o.min(page)).unwrap_or(page);
         Ok((s, end))
@@ -190,7 +198,7 @@ mod tests {
         let page = 24usize;
         for a in 0..page as u16 {
             for b in 0..page as u16 {
-                for c in [0u16, 10, 12, 23, 0x8000 | 15, 0x4000 | 20] {
+                for c in [0u16, 10, 12, 23, 0x8000 | 15, 0x4000 | 20, 0x8000 | 12, 0xC000 | 10] {
                     let raws = [a, b, c];
                     let p = build(4, &raws, page);
                     let t = SlotTable::admit(4, 3, page).unwrap();

@@ -1,1 +1,45 @@
+//! # jet-storage
+//!
+//! Reads Microsoft Access / Jet database files — Jet3 (Access 97), Jet4
+//! (Access 2000–2003) and ACE 12–17 (`.accdb`) — and streams their tables as
+//! Arrow [`RecordBatch`](arrow_array::RecordBatch)es, decoding pages straight
+//! into Arrow builders.
+//!
+//! ```no_run
+//! use jet_storage::{Database, OpenOptions, ScanOptions};
+//! let db = Database::open("nwind.mdb", OpenOptions::default())?;
+//! for name in db.table_names() {
+//!     let rows: usize = db.table(&name)?.scan(ScanOptions::default())?
+//!         .map(|b| b.map(|b| b.num_rows()))
+//!         .sum::<Result<usize, _>>()?;
+//!     println!("{name}: {rows}");
+//! }
+//! # Ok::<(), jet_storage::Error>(())
+//! ```
+//!
+//! Every decision that guards a read (ranges, row slots, row geometry, usage
+//! map bits, long-value descriptors and chains) is made by `jet-kernels`.
+//! Bad input yields a typed [`Error`] naming the page and table; never a
+//! panic, an endless loop, or an allocation larger than the file justifies.
 
+pub mod catalog;
+pub mod data_page;
+pub mod database;
+pub mod decode;
+pub mod error;
+pub mod format;
+pub mod lval;
+pub mod page;
+pub mod scan;
+pub mod tdef;
+pub mod text;
+pub mod types;
+pub mod usage_map;
+pub mod values;
+
+pub use catalog::{CatalogEntry, ObjectKind};
+pub use database::{Backend, Database, OpenOptions, Table};
+pub use error::{Error, FormatError, Result, SchemaError};
+pub use format::JetVersion;
+pub use scan::{ScanOptions, TableScan};
+pub use types::JetType;

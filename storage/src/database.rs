@@ -1,0 +1,370 @@
+//! Opening a database: page 0, format detection, decoding layers, catalog.
+
+use crate::catalog::{CatalogEntry, ObjectKind, TYPE_LINKED, TYPE_LINKED_ODBC, TYPE_QUERY, TYPE_TABLE};
+use crate::error::{Error, FormatError, Result, SchemaError};
+use crate::format::{JetVersion, header};
+use crate::page::{FilePageSource, MemPageSource, MmapPageSource, PageSource, Rc4PageSource, rc4_apply};
+use crate::scan::{ScanOptions, ScanSource, TableScan};
+use crate::tdef::{self, TableDef};
+use crate::text;
+use arrow_array::{Array, Int16Array, Int32Array, StringArray};
+use arrow_schema::{Field, Schema, SchemaRef};
+use encoding_rs::Encoding;
+use jet_kernels::bytes::{u16_at, u32_at};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Page of the MSysObjects table definition in every Jet file.
+pub const MSYS_OBJECTS_PAGE: u32 = 2;
+
+/// How pages are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// Positional reads with a bounded page cache (default; safe while other
+    /// processes write the file).
+    #[default]
+    File,
+    /// A read-only memory map (fast bulk scans of files nothing modifies).
+    Mmap,
+}
+
+/// Options for [`Database::open`].
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    /// Page backend.
+    pub backend: Backend,
+    /// Pages the file backend caches.
+    pub cache_pages: usize,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions { backend: Backend::File, cache_pages: FilePageSource::DEFAULT_CACHE_PAGES }
+    }
+}
+
+/// What page 0 says about the file.
+#[derive(Debug, Clone)]
+pub struct HeaderInfo {
+    /// Engine version.
+    pub version: JetVersion,
+    /// Default code page.
+    pub code_page: u16,
+    /// Default text sort order.
+    pub sort_order: u32,
+    /// Database key (non-zero: pages are RC4-encoded).
+    pub db_key: u32,
+}
+
+/// Decodes page 0: signature, version, and the RC4-masked header fields.
+pub fn read_header(page0: &[u8]) -> Result<HeaderInfo, FormatError> {
+    if page0.len() < 0x80 + header::MASK_START {
+        return Err(FormatError::NotJet("file is shorter than a database header".into()));
+    }
+    let sig = &page0[4..20];
+    if sig == header::MSISAM_SIGNATURE {
+        return Err(FormatError::Encrypted("MSISAM (Microsoft Money) encoding"));
+    }
+    if sig != header::JET_SIGNATURE && sig != header::ACE_SIGNATURE {
+        return Err(FormatError::NotJet(format!("signature {:?}", String::from_utf8_lossy(sig))));
+    }
+    let vb = page0[header::VERSION];
+    let version = JetVersion::from_byte(vb).ok_or(FormatError::UnsupportedVersion(vb))?;
+    let l = version.layout();
+    let mut h = page0[..header::MASK_START + l.header_mask_len].to_vec();
+    rc4_apply(&header::MASK_KEY, &mut h[header::MASK_START..]);
+    let code_page = u16_at(&h, header::CODE_PAGE).unwrap_or(0);
+    let db_key = u32_at(&h, header::DB_KEY).unwrap_or(0);
+    let sort_order = if version.is_jet3() {
+        u32::from(u16_at(&h, header::SORT_ORDER_JET3).unwrap_or(0))
+    } else {
+        u32_at(&h, header::SORT_ORDER_JET4).unwrap_or(0)
+    };
+    Ok(HeaderInfo { version, code_page, sort_order, db_key })
+}
+
+struct Inner {
+    path: Option<PathBuf>,
+    header: HeaderInfo,
+    source: Arc<ScanSource>,
+    catalog: Vec<CatalogEntry>,
+}
+
+/// An open database (read-only). Cheap to clone; scans own what they need.
+#[derive(Clone)]
+pub struct Database {
+    inner: Arc<Inner>,
+}
+
+/// A table of an open database: its definition and Arrow schema.
+#[derive(Clone)]
+pub struct Table {
+    source: Arc<ScanSource>,
+    name: String,
+    def: Arc<TableDef>,
+    schema: SchemaRef,
+}
+
+impl Database {
+    /// Opens the database at `path` read-only.
+    pub fn open(path: impl AsRef<Path>, opts: OpenOptions) -> Result<Database> {
+        let path = path.as_ref();
+        // page 0 is read with the smaller (Jet3) size, then the real size is known
+        let probe = FilePageSource::open(path, 2048, 0)?;
+        let page0 = probe.read_page(0).map_err(|e| match e {
+            FormatError::PageOutOfRange { .. } => FormatError::NotJet("file is shorter than one page".into()),
+            e => e,
+        })?;
+        let header = read_header(&page0)?;
+        let ps = header.version.layout().page_size;
+        let src: Box<dyn PageSource> = match opts.backend {
+            Backend::File => Box::new(FilePageSource::open(path, ps, opts.cache_pages)?),
+            Backend::Mmap => Box::new(MmapPageSource::open(path, ps)?),
+        };
+        Database::from_source(Some(path.to_path_buf()), header, src)
+    }
+
+    /// Opens an in-memory database image (tests, fuzzing).
+    pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<Database> {
+        let bytes: Arc<[u8]> = bytes.into();
+        let header = read_header(&bytes[..bytes.len().min(4096)])?;
+        let ps = header.version.layout().page_size;
+        Database::from_source(None, header, Box::new(MemPageSource::new(bytes, ps)))
+    }
+
+    fn from_source(path: Option<PathBuf>, header: HeaderInfo, src: Box<dyn PageSource>) -> Result<Database> {
+        let src: Arc<dyn PageSource> = if header.db_key != 0 {
+            if header.version.is_ace() {
+                return Err(FormatError::Encrypted("ACCDB password encryption").into());
+            }
+            Arc::new(Rc4PageSource::new(src, header.db_key))
+        } else {
+            Arc::from(src)
+        };
+        let encoding = text::encoding_for_code_page(header.code_page);
+        let source = Arc::new(ScanSource { src, version: header.version, encoding });
+        let catalog = read_catalog(&source)?;
+        Ok(Database { inner: Arc::new(Inner { path, header, source, catalog }) })
+    }
+
+    /// The file this database was opened from.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.path.as_deref()
+    }
+
+    /// Engine version of the file.
+    pub fn version(&self) -> JetVersion {
+        self.inner.header.version
+    }
+
+    /// Page-0 facts: code page, sort order, key.
+    pub fn header(&self) -> &HeaderInfo {
+        &self.inner.header
+    }
+
+    /// Every catalog entry (all object kinds, system objects included).
+    pub fn catalog(&self) -> &[CatalogEntry] {
+        &self.inner.catalog
+    }
+
+    /// Names of user tables whose rows are in this file, in catalog order.
+    pub fn table_names(&self) -> Vec<String> {
+        self.inner
+            .catalog
+            .iter()
+            .filter(|e| e.kind == ObjectKind::Table && !e.is_system())
+            .map(|e| e.name.clone())
+            .collect()
+    }
+
+    /// Names of system tables (MSysObjects, …).
+    pub fn system_table_names(&self) -> Vec<String> {
+        self.inner
+            .catalog
+            .iter()
+            .filter(|e| e.kind == ObjectKind::Table && e.is_system())
+            .map(|e| e.name.clone())
+            .collect()
+    }
+
+    /// Linked tables with their targets.
+    pub fn linked_tables(&self) -> Vec<&CatalogEntry> {
+        self.inner
+            .catalog
+            .iter()
+            .filter(|e| matches!(e.kind, ObjectKind::Linked { .. } | ObjectKind::LinkedOdbc { .. }))
+            .collect()
+    }
+
+    /// Pages served by the page source so far.
+    pub fn pages_read(&self) -> u64 {
+        self.inner.source.src.pages_read()
+    }
+
+    /// The page source (for index readers and tools).
+    pub fn page_source(&self) -> &Arc<dyn PageSource> {
+        &self.inner.source.src
+    }
+
+    /// Opens the table named `name` (case-insensitive, as Access compares).
+    pub fn table(&self, name: &str) -> Result<Table> {
+        let entry = self
+            .inner
+            .catalog
+            .iter()
+            .filter(|e| e.is_table())
+            .find(|e| e.name == name)
+            .or_else(|| {
+                let lower = name.to_lowercase();
+                self.inner.catalog.iter().filter(|e| e.is_table()).find(|e| e.name.to_lowercase() == lower)
+            })
+            .ok_or_else(|| SchemaError::NoSuchTable(name.to_string()))?;
+        match &entry.kind {
+            ObjectKind::Table => {}
+            ObjectKind::Linked { database, foreign_name } => {
+                return Err(SchemaError::Linked { table: entry.name.clone(), target: format!("{foreign_name} in {database}") }.into());
+            }
+            ObjectKind::LinkedOdbc { connect, foreign_name } => {
+                return Err(SchemaError::Linked { table: entry.name.clone(), target: format!("{foreign_name} via ODBC {connect}") }.into());
+            }
+            _ => return Err(SchemaError::NoSuchTable(name.to_string()).into()),
+        }
+        Table::load(&self.inner.source, &entry.name, entry.tdef_page()).map_err(|e| e.in_table(&entry.name))
+    }
+}
+
+impl Table {
+    fn load(source: &Arc<ScanSource>, name: &str, page: u32) -> Result<Table> {
+        let chain = tdef::read_chain(&*source.src, page)?;
+        let def = tdef::parse(source.version, page, &chain, name, source.encoding)?;
+        let fields: Vec<Field> = def.columns.iter().map(field_for).collect();
+        Ok(Table { source: source.clone(), name: name.to_string(), def: Arc::new(def), schema: Arc::new(Schema::new(fields)) })
+    }
+
+    /// Table name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The parsed table definition.
+    pub fn def(&self) -> &TableDef {
+        &self.def
+    }
+
+    /// The Arrow schema of all columns, with Jet metadata on each field.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// The data pages this table's usage map names, in increasing order.
+    pub fn data_pages(&self) -> Result<Vec<u32>> {
+        crate::usage_map::read_pages(&*self.source.src, self.source.version.layout(), self.def.usage_map)
+            .map_err(|e| Error::from(e).in_table(&self.name))
+    }
+
+    /// Streams the table as record batches.
+    pub fn scan(&self, opts: ScanOptions) -> Result<TableScan> {
+        let pages = self.data_pages()?;
+        let schema = match &opts.projection {
+            Some(p) => Arc::new(self.schema.project(p)?),
+            None => self.schema.clone(),
+        };
+        Ok(TableScan::new(self.source.clone(), self.def.clone(), &self.name, schema, pages, &opts))
+    }
+}
+
+/// The Arrow field of a column: name, type, nullability and Jet metadata
+/// (`jet.type`, `jet.length`, `jet.flags`, `jet.auto_number`, and where they
+/// apply `jet.precision`/`jet.scale`, `jet.calculated`, `jet.hyperlink`).
+pub fn field_for(c: &tdef::Column) -> Field {
+    let mut md = HashMap::new();
+    md.insert("jet.type".to_string(), c.jet_type.name().to_string());
+    md.insert("jet.length".to_string(), c.length.to_string());
+    md.insert("jet.flags".to_string(), format!("{:#04x}", c.flags));
+    if c.is_auto_number() {
+        md.insert("jet.auto_number".to_string(), "true".to_string());
+    }
+    if c.jet_type == crate::types::JetType::Numeric {
+        md.insert("jet.precision".to_string(), c.precision.to_string());
+        md.insert("jet.scale".to_string(), c.scale.to_string());
+    }
+    if c.is_calculated() {
+        md.insert("jet.calculated".to_string(), "true".to_string());
+    }
+    if c.is_hyperlink() {
+        md.insert("jet.hyperlink".to_string(), "true".to_string());
+    }
+    let nullable = c.jet_type != crate::types::JetType::Boolean || c.is_calculated();
+    Field::new(&c.name, c.jet_type.arrow_type(c.precision, c.scale), nullable).with_metadata(md)
+}
+
+fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
+    let t = Table::load(source, "MSysObjects", MSYS_OBJECTS_PAGE).map_err(|e| e.in_table("MSysObjects"))?;
+    let col = |name: &str| t.def.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name));
+    let need = |name: &str| {
+        col(name).ok_or_else(|| SchemaError::NoSuchColumn { table: "MSysObjects".into(), column: name.into() })
+    };
+    let want = [need("Id")?, need("ParentId")?, need("Name")?, need("Type")?, need("Flags")?];
+    let opt = [col("Database"), col("ForeignName"), col("Connect")];
+    let mut proj: Vec<usize> = want.to_vec();
+    proj.extend(opt.iter().flatten());
+    let scan = t.scan(ScanOptions { projection: Some(proj), ..Default::default() })?;
+    let mut out = Vec::new();
+    for batch in scan {
+        let b = batch?;
+        let ids = b.column(0).as_any().downcast_ref::<Int32Array>();
+        let parents = b.column(1).as_any().downcast_ref::<Int32Array>();
+        let names = b.column(2).as_any().downcast_ref::<StringArray>();
+        let types = b.column(3).as_any().downcast_ref::<Int16Array>();
+        let flags = b.column(4).as_any().downcast_ref::<Int32Array>();
+        let (Some(ids), Some(parents), Some(names), Some(types), Some(flags)) = (ids, parents, names, types, flags) else {
+            return Err(SchemaError::BadTdef { table: "MSysObjects".into(), page: MSYS_OBJECTS_PAGE, what: "unexpected column types".into() }.into());
+        };
+        let mut k = 5;
+        let mut text_col = |present: bool| -> Option<StringArray> {
+            if present {
+                let c = b.column(k).as_any().downcast_ref::<StringArray>().cloned();
+                k += 1;
+                c
+            } else {
+                None
+            }
+        };
+        let database = text_col(opt[0].is_some());
+        let foreign = text_col(opt[1].is_some());
+        let connect = text_col(opt[2].is_some());
+        let get = |a: &Option<StringArray>, i: usize| -> String {
+            a.as_ref().filter(|a| !a.is_null(i)).map(|a| a.value(i).to_string()).unwrap_or_default()
+        };
+        for i in 0..b.num_rows() {
+            if names.is_null(i) || types.is_null(i) {
+                continue;
+            }
+            let ty = types.value(i);
+            let kind = match ty {
+                TYPE_TABLE => ObjectKind::Table,
+                TYPE_LINKED => ObjectKind::Linked { database: get(&database, i), foreign_name: get(&foreign, i) },
+                TYPE_LINKED_ODBC => ObjectKind::LinkedOdbc { connect: get(&connect, i), foreign_name: get(&foreign, i) },
+                TYPE_QUERY => ObjectKind::Query,
+                other => ObjectKind::Other(other),
+            };
+            out.push(CatalogEntry {
+                name: names.value(i).to_string(),
+                id: if ids.is_null(i) { 0 } else { ids.value(i) },
+                parent_id: if parents.is_null(i) { 0 } else { parents.value(i) },
+                kind,
+                flags: if flags.is_null(i) { 0 } else { flags.value(i) as u32 },
+            });
+        }
+    }
+    Ok(out)
+}
+
+#[allow(dead_code)]
+fn _assert_send_sync() {
+    fn f<T: Send + Sync>() {}
+    f::<Database>();
+    f::<Table>();
+    let _: Option<&'static Encoding> = None;
+}

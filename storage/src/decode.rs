@@ -1,0 +1,209 @@
+//! Column decoders: each appends one column's values straight into an Arrow
+//! builder, from the bytes the row geometry admits.
+
+use crate::error::{FormatError, corrupt};
+use crate::format::Layout;
+use crate::page::PageSource;
+use crate::tdef::Column;
+use crate::text;
+use crate::types::JetType;
+use crate::values;
+use arrow_array::ArrayRef;
+use arrow_array::builder::*;
+use arrow_schema::DataType;
+use encoding_rs::Encoding;
+use jet_kernels::Refusal;
+use std::sync::Arc;
+
+/// Context a decoder needs beyond the value bytes.
+pub struct DecodeCtx<'a> {
+    /// Page source, for long values.
+    pub src: &'a dyn PageSource,
+    /// Format layout.
+    pub layout: &'a Layout,
+    /// Whether text is UCS-2 (Jet4+) rather than code-page bytes (Jet3).
+    pub unicode: bool,
+    /// Page of the row being decoded (for errors).
+    pub page: u32,
+    /// Offset of the row in its page (for errors).
+    pub row_offset: usize,
+}
+
+enum Builder {
+    Bool(BooleanBuilder),
+    U8(UInt8Builder),
+    I16(Int16Builder),
+    I32(Int32Builder),
+    I64(Int64Builder),
+    F32(Float32Builder),
+    F64(Float64Builder),
+    Dec(Decimal128Builder),
+    Ts(TimestampMicrosecondBuilder),
+    Str(StringBuilder),
+    Bin(BinaryBuilder),
+}
+
+/// Decoder of one column into an Arrow array.
+pub struct ColumnDecoder {
+    col: Column,
+    builder: Builder,
+    encoding: &'static Encoding,
+    scratch: String,
+    bytes: Vec<u8>,
+    data_type: DataType,
+}
+
+impl ColumnDecoder {
+    /// A decoder for `col` with room for `capacity` values; `encoding` decodes
+    /// Jet3 text.
+    pub fn new(col: &Column, capacity: usize, encoding: &'static Encoding) -> ColumnDecoder {
+        let data_type = col.jet_type.arrow_type(col.precision, col.scale);
+        let builder = match &data_type {
+            DataType::Boolean => Builder::Bool(BooleanBuilder::with_capacity(capacity)),
+            DataType::UInt8 => Builder::U8(UInt8Builder::with_capacity(capacity)),
+            DataType::Int16 => Builder::I16(Int16Builder::with_capacity(capacity)),
+            DataType::Int32 => Builder::I32(Int32Builder::with_capacity(capacity)),
+            DataType::Int64 => Builder::I64(Int64Builder::with_capacity(capacity)),
+            DataType::Float32 => Builder::F32(Float32Builder::with_capacity(capacity)),
+            DataType::Float64 => Builder::F64(Float64Builder::with_capacity(capacity)),
+            DataType::Decimal128(..) => Builder::Dec(Decimal128Builder::with_capacity(capacity)),
+            DataType::Timestamp(..) => Builder::Ts(TimestampMicrosecondBuilder::with_capacity(capacity)),
+            DataType::Utf8 => Builder::Str(StringBuilder::with_capacity(capacity, capacity * 16)),
+            _ => Builder::Bin(BinaryBuilder::with_capacity(capacity, capacity * 16)),
+        };
+        let encoding = if col.code_page != 0 { text::encoding_for_code_page(col.code_page) } else { encoding };
+        ColumnDecoder { col: col.clone(), builder, encoding, scratch: String::new(), bytes: Vec::new(), data_type }
+    }
+
+    /// The column decoded.
+    pub fn column(&self) -> &Column {
+        &self.col
+    }
+
+    /// Appends a null.
+    pub fn append_null(&mut self) {
+        match &mut self.builder {
+            Builder::Bool(b) => b.append_null(),
+            Builder::U8(b) => b.append_null(),
+            Builder::I16(b) => b.append_null(),
+            Builder::I32(b) => b.append_null(),
+            Builder::I64(b) => b.append_null(),
+            Builder::F32(b) => b.append_null(),
+            Builder::F64(b) => b.append_null(),
+            Builder::Dec(b) => b.append_null(),
+            Builder::Ts(b) => b.append_null(),
+            Builder::Str(b) => b.append_null(),
+            Builder::Bin(b) => b.append_null(),
+        }
+    }
+
+    /// Appends a Boolean stored in the null mask.
+    pub fn append_mask_bool(&mut self, v: bool) {
+        if let Builder::Bool(b) = &mut self.builder {
+            b.append_value(v)
+        }
+    }
+
+    /// Appends the value stored in `raw` (the column's bytes in the row).
+    pub fn append(&mut self, ctx: &DecodeCtx<'_>, raw: &[u8]) -> Result<(), FormatError> {
+        let short = |what| corrupt(ctx.page, ctx.row_offset, what, Refusal::OutOfBounds);
+        let raw = if self.col.is_calculated() { values::unwrap_calculated(raw) } else { raw };
+        if self.col.is_calculated() && raw.is_empty() {
+            self.append_null();
+            return Ok(());
+        }
+        macro_rules! fixed {
+            ($n:expr, $what:expr) => {{
+                let a: [u8; $n] = raw.get(..$n).and_then(|s| s.try_into().ok()).ok_or_else(|| short($what))?;
+                a
+            }};
+        }
+        match (&mut self.builder, self.col.jet_type) {
+            (Builder::Bool(b), _) => b.append_value(raw.first().is_some_and(|&v| v != 0)),
+            (Builder::U8(b), _) => b.append_value(fixed!(1, "Byte value")[0]),
+            (Builder::I16(b), _) => b.append_value(i16::from_le_bytes(fixed!(2, "Integer value"))),
+            (Builder::I32(b), _) => b.append_value(i32::from_le_bytes(fixed!(4, "Long value"))),
+            (Builder::I64(b), _) => b.append_value(i64::from_le_bytes(fixed!(8, "BigInt value"))),
+            (Builder::F32(b), _) => b.append_value(f32::from_le_bytes(fixed!(4, "Single value"))),
+            (Builder::F64(b), _) => b.append_value(f64::from_le_bytes(fixed!(8, "Double value"))),
+            (Builder::Dec(b), JetType::Currency) => b.append_value(i128::from(i64::from_le_bytes(fixed!(8, "Currency value")))),
+            (Builder::Dec(b), _) => {
+                let v = if self.col.is_calculated() {
+                    let scale = if let DataType::Decimal128(_, s) = self.data_type { s.max(0) as u8 } else { 0 };
+                    values::calculated_numeric(raw, scale)
+                } else {
+                    values::numeric_to_i128(raw)
+                };
+                match v {
+                    Some(v) => b.append_value(v),
+                    None => return Err(short("Numeric value")),
+                }
+            }
+            (Builder::Ts(b), JetType::ExtDateTime) => match values::ext_datetime_to_micros(raw) {
+                Some(v) => b.append_value(v),
+                None => b.append_null(),
+            },
+            (Builder::Ts(b), _) => match values::access_date_to_micros(f64::from_le_bytes(fixed!(8, "DateTime value"))) {
+                Some(v) => b.append_value(v),
+                None => b.append_null(),
+            },
+            (Builder::Str(b), JetType::Guid) => {
+                fixed!(16, "GUID value");
+                self.scratch.clear();
+                values::format_guid(raw, &mut self.scratch);
+                b.append_value(&self.scratch);
+            }
+            (Builder::Str(b), JetType::Memo) => {
+                self.bytes.clear();
+                if self.col.is_calculated() {
+                    self.bytes.extend_from_slice(raw);
+                } else {
+                    crate::lval::read_long_value(ctx.src, ctx.layout, raw, ctx.page, ctx.row_offset, &mut self.bytes)?;
+                }
+                self.scratch.clear();
+                if ctx.unicode {
+                    text::decode_ucs2(&self.bytes, &mut self.scratch);
+                } else {
+                    text::decode_codepage(&self.bytes, self.encoding, &mut self.scratch);
+                }
+                b.append_value(&self.scratch);
+            }
+            (Builder::Str(b), _) => {
+                self.scratch.clear();
+                if ctx.unicode {
+                    text::decode_ucs2(raw, &mut self.scratch);
+                } else {
+                    text::decode_codepage(raw, self.encoding, &mut self.scratch);
+                }
+                b.append_value(&self.scratch);
+            }
+            (Builder::Bin(b), JetType::Ole) => {
+                self.bytes.clear();
+                crate::lval::read_long_value(ctx.src, ctx.layout, raw, ctx.page, ctx.row_offset, &mut self.bytes)?;
+                b.append_value(&self.bytes);
+            }
+            (Builder::Bin(b), _) => b.append_value(raw),
+        }
+        Ok(())
+    }
+
+    /// Finishes the values appended so far into an array and starts afresh.
+    pub fn finish(&mut self) -> ArrayRef {
+        match &mut self.builder {
+            Builder::Bool(b) => Arc::new(b.finish()),
+            Builder::U8(b) => Arc::new(b.finish()),
+            Builder::I16(b) => Arc::new(b.finish()),
+            Builder::I32(b) => Arc::new(b.finish()),
+            Builder::I64(b) => Arc::new(b.finish()),
+            Builder::F32(b) => Arc::new(b.finish()),
+            Builder::F64(b) => Arc::new(b.finish()),
+            Builder::Dec(b) => {
+                let a = b.finish();
+                Arc::new(a.with_data_type(self.data_type.clone()))
+            }
+            Builder::Ts(b) => Arc::new(b.finish()),
+            Builder::Str(b) => Arc::new(b.finish()),
+            Builder::Bin(b) => Arc::new(b.finish()),
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Typed errors of the read path: one enum per layer, each carrying where
+//! the problem lies (page number, offset, table).
+
+use jet_kernels::Refusal;
+use std::path::PathBuf;
+
+/// A problem with the file's bytes: its header, a page, a row, a value.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// The operating system refused a read.
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Page 0 does not carry a Jet or ACE signature.
+    #[error("not a Jet/ACE database: {0}")]
+    NotJet(String),
+    /// A version byte this reader does not know.
+    #[error("unsupported Jet version byte {0:#04x}")]
+    UnsupportedVersion(u8),
+    /// The file is encrypted with a scheme this reader does not decode.
+    #[error("database is encrypted ({0}); this reader cannot decrypt it")]
+    Encrypted(&'static str),
+    /// A page number past the end of the file.
+    #[error("page {page} is past the end of the file ({pages} pages)")]
+    PageOutOfRange {
+        /// Requested page.
+        page: u32,
+        /// Pages in the file.
+        pages: u32,
+    },
+    /// A page of the wrong type where a specific type is required.
+    #[error("page {page}: expected a {expected} page, found page type {found:#04x}")]
+    PageType {
+        /// Page number.
+        page: u32,
+        /// What was expected.
+        expected: &'static str,
+        /// The page type byte found.
+        found: u8,
+    },
+    /// A structure on a page is inconsistent; a kernel refused it.
+    #[error("page {page}, offset {offset}: {what}: {refusal}")]
+    Corrupt {
+        /// Page number.
+        page: u32,
+        /// Byte offset in the page (or in the row, where `what` says so).
+        offset: usize,
+        /// What was being read.
+        what: &'static str,
+        /// Why it was refused.
+        refusal: Refusal,
+    },
+}
+
+/// A problem with a table definition or the catalog.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    /// The TDEF of a table is inconsistent.
+    #[error("table {table:?} (TDEF page {page}): {what}")]
+    BadTdef {
+        /// Table name (empty while reading the catalog itself).
+        table: String,
+        /// First TDEF page.
+        page: u32,
+        /// What is wrong.
+        what: String,
+    },
+    /// No table of that name.
+    #[error("no table named {0:?}")]
+    NoSuchTable(String),
+    /// No column of that name.
+    #[error("table {table:?} has no column {column:?}")]
+    NoSuchColumn {
+        /// Table name.
+        table: String,
+        /// Column name.
+        column: String,
+    },
+    /// A linked table: its rows live in another database.
+    #[error("table {table:?} is linked to {target}; open that database instead")]
+    Linked {
+        /// Table name.
+        table: String,
+        /// Where it points.
+        target: String,
+    },
+}
+
+/// Any error of the storage read path.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// File or page level.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// Schema or catalog level.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    /// A failure while reading a named table.
+    #[error("table {table:?}: {source}")]
+    InTable {
+        /// Table name.
+        table: String,
+        /// The error.
+        #[source]
+        source: Box<Error>,
+    },
+    /// Arrow refused to build a batch.
+    #[error("arrow: {0}")]
+    Arrow(#[from] arrow_schema::ArrowError),
+}
+
+impl Error {
+    /// Wraps this error with the name of the table being read (once).
+    pub fn in_table(self, table: &str) -> Error {
+        match self {
+            e @ Error::InTable { .. } => e,
+            e => Error::InTable { table: table.to_string(), source: Box::new(e) },
+        }
+    }
+}
+
+/// Result of the storage read path.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Builds a [`FormatError::Corrupt`].
+pub(crate) fn corrupt(page: u32, offset: usize, what: &'static str, refusal: Refusal) -> FormatError {
+    FormatError::Corrupt { page, offset, what, refusal }
+}

@@ -1,0 +1,289 @@
+//! Page sources: where page bytes come from.
+//!
+//! A [`PageSource`] hands out whole pages by number. Backends: positional
+//! reads with a bounded page cache ([`FilePageSource`], the default, safe
+//! while another process writes the file), a memory map for read-only bulk
+//! scans ([`MmapPageSource`]) and an in-memory image for tests
+//! ([`MemPageSource`]). [`Rc4PageSource`] decodes RC4-encoded Jet3/Jet4
+//! files page by page over any backend. Every backend counts the pages it
+//! serves, so tests and benches can show how many pages a plan touched.
+
+use crate::error::FormatError;
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// One page's bytes, shared.
+pub type Page = Arc<[u8]>;
+
+/// A source of fixed-size pages.
+pub trait PageSource: Send + Sync {
+    /// Page size in bytes.
+    fn page_size(&self) -> usize;
+    /// Number of whole pages.
+    fn page_count(&self) -> u32;
+    /// The bytes of page `n`: exactly `page_size()` bytes, or an error for a
+    /// page past the end or a failed read.
+    fn read_page(&self, n: u32) -> Result<Page, FormatError>;
+    /// Pages served so far (including cache hits).
+    fn pages_read(&self) -> u64;
+}
+
+fn page_count_of(len: u64, page_size: usize) -> u32 {
+    u32::try_from(len / page_size as u64).unwrap_or(u32::MAX)
+}
+
+/// An in-memory database image (tests, fuzzing, generated files).
+pub struct MemPageSource {
+    bytes: Arc<[u8]>,
+    page_size: usize,
+    reads: AtomicU64,
+}
+
+impl MemPageSource {
+    /// Wraps `bytes` as pages of `page_size`; a trailing partial page is ignored.
+    pub fn new(bytes: impl Into<Arc<[u8]>>, page_size: usize) -> MemPageSource {
+        MemPageSource { bytes: bytes.into(), page_size, reads: AtomicU64::new(0) }
+    }
+}
+
+impl PageSource for MemPageSource {
+    fn page_size(&self) -> usize {
+        self.page_size
+    }
+    fn page_count(&self) -> u32 {
+        page_count_of(self.bytes.len() as u64, self.page_size)
+    }
+    fn read_page(&self, n: u32) -> Result<Page, FormatError> {
+        let pages = self.page_count();
+        if n >= pages {
+            return Err(FormatError::PageOutOfRange { page: n, pages });
+        }
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        let start = n as usize * self.page_size;
+        Ok(Arc::from(&self.bytes[start..start + self.page_size]))
+    }
+    fn pages_read(&self) -> u64 {
+        self.reads.load(Ordering::Relaxed)
+    }
+}
+
+/// Positional reads (`pread`) with a bounded page cache.
+///
+/// The cache holds at most `capacity` pages and evicts in insertion order,
+/// so memory stays bounded whatever the file size.
+pub struct FilePageSource {
+    file: File,
+    path: PathBuf,
+    page_size: usize,
+    pages: u32,
+    cache: Mutex<PageCache>,
+    reads: AtomicU64,
+}
+
+struct PageCache {
+    map: HashMap<u32, Page>,
+    order: std::collections::VecDeque<u32>,
+    capacity: usize,
+}
+
+impl FilePageSource {
+    /// Default number of cached pages (1 MiB of 4 KiB pages).
+    pub const DEFAULT_CACHE_PAGES: usize = 256;
+
+    /// Opens `path` read-only with pages of `page_size`.
+    pub fn open(path: &Path, page_size: usize, cache_pages: usize) -> Result<FilePageSource, FormatError> {
+        let io = |source| FormatError::Io { path: path.to_path_buf(), source };
+        let file = File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        Ok(FilePageSource {
+            file,
+            path: path.to_path_buf(),
+            page_size,
+            pages: page_count_of(len, page_size),
+            cache: Mutex::new(PageCache {
+                map: HashMap::new(),
+                order: Default::default(),
+                capacity: cache_pages,
+            }),
+            reads: AtomicU64::new(0),
+        })
+    }
+
+    fn read_uncached(&self, n: u32) -> Result<Page, FormatError> {
+        let mut buf = vec![0u8; self.page_size];
+        let offset = n as u64 * self.page_size as u64;
+        read_exact_at(&self.file, &mut buf, offset)
+            .map_err(|source| FormatError::Io { path: self.path.clone(), source })?;
+        Ok(Arc::from(buf))
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0usize;
+    while done < buf.len() {
+        let got = file.read_at(&mut buf[done..], offset + done as u64)?;
+        match jet_kernels::range::exact_read_progress(done, got, buf.len()) {
+            Some(next) => done = next,
+            None => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "file ended inside a page",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+impl PageSource for FilePageSource {
+    fn page_size(&self) -> usize {
+        self.page_size
+    }
+    fn page_count(&self) -> u32 {
+        self.pages
+    }
+    fn read_page(&self, n: u32) -> Result<Page, FormatError> {
+        if n >= self.pages {
+            return Err(FormatError::PageOutOfRange { page: n, pages: self.pages });
+        }
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        if let Some(p) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).map.get(&n) {
+            return Ok(p.clone());
+        }
+        let page = self.read_uncached(n)?;
+        let mut c = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if c.capacity > 0 && !c.map.contains_key(&n) {
+            while c.map.len() >= c.capacity {
+                match c.order.pop_front() {
+                    Some(old) => {
+                        c.map.remove(&old);
+                    }
+                    None => break,
+                }
+            }
+            c.map.insert(n, page.clone());
+            c.order.push_back(n);
+        }
+        Ok(page)
+    }
+    fn pages_read(&self) -> u64 {
+        self.reads.load(Ordering::Relaxed)
+    }
+}
+
+/// A read-only memory map of the file.
+///
+/// Fast for bulk scans. Hazard: if another process truncates the file while
+/// it is mapped, touching a vanished page raises SIGBUS and kills the
+/// process. Use it only for files nothing else modifies; the default
+/// [`FilePageSource`] has no such hazard.
+pub struct MmapPageSource {
+    map: memmap2::Mmap,
+    page_size: usize,
+    reads: AtomicU64,
+}
+
+impl MmapPageSource {
+    /// Maps `path` read-only.
+    pub fn open(path: &Path, page_size: usize) -> Result<MmapPageSource, FormatError> {
+        let io = |source| FormatError::Io { path: path.to_path_buf(), source };
+        let file = File::open(path).map_err(io)?;
+        // SAFETY: the map is read-only and private to this process. The
+        // remaining hazard, another process truncating the file while it is
+        // mapped, is documented on this type: callers choose this backend
+        // only for files that are not being modified.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        Ok(MmapPageSource { map, page_size, reads: AtomicU64::new(0) })
+    }
+}
+
+impl PageSource for MmapPageSource {
+    fn page_size(&self) -> usize {
+        self.page_size
+    }
+    fn page_count(&self) -> u32 {
+        page_count_of(self.map.len() as u64, self.page_size)
+    }
+    fn read_page(&self, n: u32) -> Result<Page, FormatError> {
+        let pages = self.page_count();
+        if n >= pages {
+            return Err(FormatError::PageOutOfRange { page: n, pages });
+        }
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        let start = n as usize * self.page_size;
+        Ok(Arc::from(&self.map[start..start + self.page_size]))
+    }
+    fn pages_read(&self) -> u64 {
+        self.reads.load(Ordering::Relaxed)
+    }
+}
+
+/// Decodes RC4-encoded Jet3/Jet4 pages: page `n > 0` is encoded with the
+/// 4-byte key `db_key XOR n` (little-endian); page 0 is left as stored.
+pub struct Rc4PageSource<S> {
+    inner: S,
+    db_key: u32,
+}
+
+impl<S: PageSource> Rc4PageSource<S> {
+    /// Layers decoding with `db_key` over `inner`.
+    pub fn new(inner: S, db_key: u32) -> Self {
+        Rc4PageSource { inner, db_key }
+    }
+}
+
+/// Applies the RC4 keystream of the 4-byte `key` to `data` in place.
+pub fn rc4_apply(key: &[u8; 4], data: &mut [u8]) {
+    use rc4::{KeyInit, StreamCipher};
+    let mut c = rc4::Rc4::<rc4::consts::U4>::new(key.into());
+    c.apply_keystream(data);
+}
+
+impl<S: PageSource> PageSource for Rc4PageSource<S> {
+    fn page_size(&self) -> usize {
+        self.inner.page_size()
+    }
+    fn page_count(&self) -> u32 {
+        self.inner.page_count()
+    }
+    fn read_page(&self, n: u32) -> Result<Page, FormatError> {
+        let p = self.inner.read_page(n)?;
+        if n == 0 {
+            return Ok(p);
+        }
+        let mut buf = p.to_vec();
+        rc4_apply(&(self.db_key ^ n).to_le_bytes(), &mut buf);
+        Ok(Arc::from(buf))
+    }
+    fn pages_read(&self) -> u64 {
+        self.inner.pages_read()
+    }
+}
+
+impl PageSource for Box<dyn PageSource> {
+    fn page_size(&self) -> usize {
+        (**self).page_size()
+    }
+    fn page_count(&self) -> u32 {
+        (**self).page_count()
+    }
+    fn read_page(&self, n: u32) -> Result<Page, FormatError> {
+        (**self).read_page(n)
+    }
+    fn pages_read(&self) -> u64 {
+        (**self).pages_read()
+    }
+}

@@ -1,0 +1,231 @@
+//! Table scans: usage map → data pages → row slots → row geometry →
+//! column decoders → Arrow record batches.
+
+use crate::data_page::{DataPage, resolve_row};
+use crate::decode::{ColumnDecoder, DecodeCtx};
+use crate::error::{Error, FormatError, Result, corrupt};
+use crate::format::JetVersion;
+use crate::page::PageSource;
+use crate::tdef::TableDef;
+use crate::types::JetType;
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use encoding_rs::Encoding;
+use jet_kernels::range::admit;
+use jet_kernels::var_cols::{jet3_layout, jet4_layout, null_mask_bit, var_interval, var_offsets};
+use std::ops::Range;
+use std::sync::Arc;
+
+/// What to read from a table.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    /// Column positions (into the table's columns) to decode; `None` = all.
+    pub projection: Option<Vec<usize>>,
+    /// Rows per batch (at least 1).
+    pub batch_size: usize,
+    /// Stop after this many rows.
+    pub limit: Option<usize>,
+    /// Only data pages whose numbers lie in this range (for partitioned scans).
+    pub page_range: Option<Range<u32>>,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions { projection: None, batch_size: 8192, limit: None, page_range: None }
+    }
+}
+
+/// Everything a scan needs that outlives the database handle.
+pub(crate) struct ScanSource {
+    pub src: Arc<dyn PageSource>,
+    pub version: JetVersion,
+    pub encoding: &'static Encoding,
+}
+
+/// A streaming scan of one table: an iterator of record batches.
+///
+/// Memory is bounded by one batch plus one page; only projected columns are
+/// decoded; deleted rows are skipped and overflow rows followed.
+pub struct TableScan {
+    source: Arc<ScanSource>,
+    def: Arc<TableDef>,
+    table: String,
+    schema: SchemaRef,
+    decoders: Vec<ColumnDecoder>,
+    pages: Vec<u32>,
+    next_page: usize,
+    current: Option<DataPage>,
+    next_slot: usize,
+    batch_size: usize,
+    remaining: usize,
+    offsets: Vec<u16>,
+    done: bool,
+}
+
+impl TableScan {
+    pub(crate) fn new(
+        source: Arc<ScanSource>,
+        def: Arc<TableDef>,
+        table: &str,
+        schema: SchemaRef,
+        pages: Vec<u32>,
+        opts: &ScanOptions,
+    ) -> TableScan {
+        let batch_size = opts.batch_size.max(1);
+        let all: Vec<usize> = (0..def.columns.len()).collect();
+        let proj = opts.projection.clone().unwrap_or(all);
+        let decoders = proj
+            .iter()
+            .filter_map(|&i| def.columns.get(i))
+            .map(|c| ColumnDecoder::new(c, batch_size, source.encoding))
+            .collect();
+        let pages = match &opts.page_range {
+            Some(r) => pages.into_iter().filter(|p| r.contains(p)).collect(),
+            None => pages,
+        };
+        TableScan {
+            source,
+            def,
+            table: table.to_string(),
+            schema,
+            decoders,
+            pages,
+            next_page: 0,
+            current: None,
+            next_slot: 0,
+            batch_size,
+            remaining: opts.limit.unwrap_or(usize::MAX),
+            offsets: vec![0; 256],
+            done: false,
+        }
+    }
+
+    /// The schema of the batches (projected).
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Advances to the next live row; returns its page and range.
+    fn next_row(&mut self) -> Result<Option<(DataPage, Range<usize>)>, FormatError> {
+        let src = &*self.source.src;
+        let layout = self.source.version.layout();
+        loop {
+            if let Some(page) = &self.current {
+                while self.next_slot < page.row_count() {
+                    let i = self.next_slot;
+                    self.next_slot += 1;
+                    if let Some(found) = resolve_row(src, layout, page, i)? {
+                        return Ok(Some(found));
+                    }
+                }
+                self.current = None;
+            }
+            let Some(&n) = self.pages.get(self.next_page) else { return Ok(None) };
+            self.next_page += 1;
+            let bytes = src.read_page(n)?;
+            // usage maps may name pages that are no longer this table's
+            // data pages: only owned data pages are read
+            if bytes[0] != crate::format::page_type::DATA {
+                continue;
+            }
+            let page = DataPage::from_page(layout, n, bytes)?;
+            if page.owner() != self.def.page {
+                continue;
+            }
+            self.current = Some(page);
+            self.next_slot = 0;
+        }
+    }
+
+    fn decode_row(&mut self, page: &DataPage, range: Range<usize>) -> Result<(), FormatError> {
+        let row = &page.bytes[range.clone()];
+        let version = self.source.version;
+        let has_var = self.def.num_var_cols > 0;
+        let rl = if version.is_jet3() { jet3_layout(row, has_var) } else { jet4_layout(row, has_var) }
+            .map_err(|r| corrupt(page.number, range.start, "row layout", r))?;
+        if rl.var_count + 1 > self.offsets.len() {
+            self.offsets.resize(rl.var_count + 1, 0);
+        }
+        var_offsets(row, &rl, &mut self.offsets).map_err(|r| corrupt(page.number, range.start, "variable offsets", r))?;
+        let ctx = DecodeCtx {
+            src: &*self.source.src,
+            layout: version.layout(),
+            unicode: !version.is_jet3(),
+            page: page.number,
+            row_offset: range.start,
+        };
+        for d in self.decoders.iter_mut() {
+            let col = d.column();
+            let present = null_mask_bit(row, &rl, usize::from(col.col_num));
+            if col.jet_type == JetType::Boolean && !col.is_calculated() {
+                d.append_mask_bool(present);
+                continue;
+            }
+            if !present {
+                d.append_null();
+                continue;
+            }
+            let bytes = if col.is_fixed() {
+                let len = col.jet_type.fixed_size().filter(|_| !col.is_calculated()).unwrap_or(usize::from(col.length));
+                let start = rl.fixed_start + usize::from(col.fixed_offset);
+                match admit(start, len, rl.data_end) {
+                    Some(r) => &row[r],
+                    None => {
+                        // the row predates this column (written with fewer
+                        // columns): the value is null
+                        d.append_null();
+                        continue;
+                    }
+                }
+            } else {
+                let v = usize::from(col.var_index);
+                if v >= rl.var_count {
+                    d.append_null();
+                    continue;
+                }
+                let r = var_interval(&self.offsets, &rl, v)
+                    .map_err(|r| corrupt(page.number, range.start, "variable column", r))?;
+                &row[r]
+            };
+            d.append(&ctx, bytes)?;
+        }
+        Ok(())
+    }
+
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        let mut rows = 0;
+        while rows < self.batch_size && self.remaining > 0 {
+            let Some((page, range)) = self.next_row()? else { break };
+            self.decode_row(&page, range)?;
+            rows += 1;
+            self.remaining -= 1;
+        }
+        if rows == 0 {
+            return Ok(None);
+        }
+        let arrays = self.decoders.iter_mut().map(|d| d.finish()).collect();
+        let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(rows));
+        Ok(Some(RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts)?))
+    }
+}
+
+impl Iterator for TableScan {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.next_batch() {
+            Ok(Some(b)) => Some(Ok(b)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(Error::from(e).in_table(&self.table)))
+            }
+        }
+    }
+}

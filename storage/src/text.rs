@@ -1,0 +1,88 @@
+//! Text decoding: Jet4/ACE UCS-2 (plain or "compressed"), Jet3 code pages.
+
+use encoding_rs::Encoding;
+
+/// The two bytes that open a compressed Jet4 string.
+const COMPRESSION_HEADER: [u8; 2] = [0xFF, 0xFE];
+
+/// Appends the text of a Jet4/ACE value to `out`.
+///
+/// A value starting with `FF FE` is compressed: it starts in one-byte mode
+/// (each byte is a code point U+0000–U+00FF) and every `00` byte toggles
+/// between one-byte and two-byte (UTF-16LE) mode. Otherwise the value is
+/// UTF-16LE. Unpaired surrogates become U+FFFD; a trailing odd byte is
+/// dropped. Never fails.
+pub fn decode_ucs2(bytes: &[u8], out: &mut String) {
+    if bytes.len() >= 2 && bytes[..2] == COMPRESSION_HEADER {
+        let mut compressed = true;
+        for seg in bytes[2..].split(|&b| b == 0) {
+            if compressed {
+                out.extend(seg.iter().map(|&b| char::from(b)));
+            } else {
+                push_utf16le(seg, out);
+            }
+            compressed = !compressed;
+        }
+    } else {
+        push_utf16le(bytes, out);
+    }
+}
+
+fn push_utf16le(bytes: &[u8], out: &mut String) {
+    // fast path: all code units below 0x80 (ASCII)
+    let units = bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
+    out.reserve(bytes.len() / 2);
+    for ch in char::decode_utf16(units) {
+        out.push(ch.unwrap_or(char::REPLACEMENT_CHARACTER));
+    }
+}
+
+/// Appends the text of a Jet3 value in `encoding` to `out`; malformed
+/// sequences become U+FFFD. Never fails.
+pub fn decode_codepage(bytes: &[u8], encoding: &'static Encoding, out: &mut String) {
+    if bytes.is_ascii() {
+        // SAFETY-free fast path: ASCII is valid UTF-8
+        out.push_str(std::str::from_utf8(bytes).unwrap_or_default());
+        return;
+    }
+    let (s, _) = encoding.decode_without_bom_handling(bytes);
+    out.push_str(&s);
+}
+
+/// The encoding of a Windows code page number; Windows-1252 for 0 and for
+/// code pages `encoding_rs` does not know.
+pub fn encoding_for_code_page(cp: u16) -> &'static Encoding {
+    codepage::to_encoding(cp).unwrap_or(encoding_rs::WINDOWS_1252)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ucs2(b: &[u8]) -> String {
+        let mut s = String::new();
+        decode_ucs2(b, &mut s);
+        s
+    }
+
+    #[test]
+    fn plain_and_compressed() {
+        assert_eq!(ucs2(&[b'a', 0, b'b', 0]), "ab");
+        assert_eq!(ucs2(&[0xFF, 0xFE, b'a', b'b']), "ab");
+        // compressed "a", switch to two-byte for U+20AC, back to one-byte "b"
+        assert_eq!(ucs2(&[0xFF, 0xFE, b'a', 0, 0xAC, 0x20, 0, b'b']), "a€b");
+        // surrogate pair (emoji) and a lone surrogate
+        assert_eq!(ucs2(&[0x3D, 0xD8, 0x00, 0xDE]), "😀");
+        assert_eq!(ucs2(&[0x3D, 0xD8]), "\u{FFFD}");
+        assert_eq!(ucs2(&[b'x', 0, b'y']), "x");
+    }
+
+    #[test]
+    fn codepages() {
+        let mut s = String::new();
+        decode_codepage(&[b'U', b'm', b's', 0xE4, b't', b'z', b'e'], encoding_for_code_page(1252), &mut s);
+        assert_eq!(s, "Umsätze");
+        assert_eq!(encoding_for_code_page(1251).name(), "windows-1251");
+        assert_eq!(encoding_for_code_page(0).name(), "windows-1252");
+    }
+}
