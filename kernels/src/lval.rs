@@ -58,7 +58,12 @@ pub fn decode_descriptor(bytes: &[u8]) -> Result<LvalDescriptor, Refusal> {
     // the pointer is stored as row byte then 24-bit page: the same packing
     // as a row pointer read little-endian
     let (page, row) = unpack_row_pointer(ptr);
-    Ok(LvalDescriptor { length: head & MAX_LEN, kind, page, row })
+    Ok(LvalDescriptor {
+        length: head & MAX_LEN,
+        kind,
+        page,
+        row,
+    })
 }
 
 /// Encodes a descriptor; `None` when the length needs more than 30 bits or
@@ -157,7 +162,10 @@ mod tests {
             }
         }
         for n in 0..12 {
-            assert_eq!(decode_descriptor(&[0u8; 12][..n]), Err(Refusal::OutOfBounds));
+            assert_eq!(
+                decode_descriptor(&[0u8; 12][..n]),
+                Err(Refusal::OutOfBounds)
+            );
         }
     }
 

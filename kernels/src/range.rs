@@ -10,7 +10,11 @@ use core::ops::Range;
 #[must_use]
 pub fn admit(offset: usize, len: usize, limit: usize) -> Option<Range<usize>> {
     let end = offset.checked_add(len)?;
-    if end <= limit { Some(offset..end) } else { None }
+    if end <= limit {
+        Some(offset..end)
+    } else {
+        None
+    }
 }
 
 /// Admits the half-open interval `start .. end` inside `limit` bytes.
@@ -18,7 +22,11 @@ pub fn admit(offset: usize, len: usize, limit: usize) -> Option<Range<usize>> {
 /// Returns it when `start <= end <= limit`, `None` otherwise.
 #[must_use]
 pub fn admit_interval(start: usize, end: usize, limit: usize) -> Option<Range<usize>> {
-    if start <= end && end <= limit { Some(start..end) } else { None }
+    if start <= end && end <= limit {
+        Some(start..end)
+    } else {
+        None
+    }
 }
 
 /// Borrows `len` bytes at `offset` of `buf`, or `None` if they are not all
@@ -53,7 +61,11 @@ mod tests {
     fn oracle_admit(offset: usize, len: usize, limit: usize) -> Option<Range<usize>> {
         // Naive: compute in u128, which cannot overflow for usize inputs.
         let end = offset as u128 + len as u128;
-        if end <= limit as u128 { Some(offset..(end as usize)) } else { None }
+        if end <= limit as u128 {
+            Some(offset..(end as usize))
+        } else {
+            None
+        }
     }
 
     #[test]
@@ -64,7 +76,10 @@ mod tests {
                     assert_eq!(admit(offset, len, limit), oracle_admit(offset, len, limit));
                     let buf = [0u8; 40];
                     let b = buf.get(..limit).unwrap_or(&[]);
-                    assert_eq!(slice(b, offset, len).map(|s| s.len()), oracle_admit(offset, len, limit).map(|r| r.len()));
+                    assert_eq!(
+                        slice(b, offset, len).map(|s| s.len()),
+                        oracle_admit(offset, len, limit).map(|r| r.len())
+                    );
                 }
             }
         }
@@ -73,7 +88,10 @@ mod tests {
     #[test]
     fn admit_overflow_edges() {
         assert_eq!(admit(usize::MAX, 1, usize::MAX), None);
-        assert_eq!(admit(usize::MAX, 0, usize::MAX), Some(usize::MAX..usize::MAX));
+        assert_eq!(
+            admit(usize::MAX, 0, usize::MAX),
+            Some(usize::MAX..usize::MAX)
+        );
         assert_eq!(admit(1, usize::MAX, usize::MAX), None);
     }
 
@@ -94,7 +112,11 @@ mod tests {
         for done in 0..20usize {
             for got in 0..20usize {
                 for wanted in 0..20usize {
-                    let want = if got > 0 && done + got <= wanted { Some(done + got) } else { None };
+                    let want = if got > 0 && done + got <= wanted {
+                        Some(done + got)
+                    } else {
+                        None
+                    };
                     assert_eq!(exact_read_progress(done, got, wanted), want);
                 }
             }

@@ -55,7 +55,11 @@ impl SlotTable {
     pub fn admit(table_start: usize, count: usize, page_len: usize) -> Option<SlotTable> {
         let len = count.checked_mul(2)?;
         crate::range::admit(table_start, len, page_len)?;
-        Some(SlotTable { table_start, count, page_size: page_len })
+        Some(SlotTable {
+            table_start,
+            count,
+            page_size: page_len,
+        })
     }
 
     /// First byte after the slot table: no row may start before it.
@@ -149,7 +153,12 @@ mod tests {
     use proptest::prelude::*;
 
     /// Naive oracle: sort all slot starts and take the successor.
-    fn oracle_bounds(starts: &[u16], idx: usize, table_start: usize, page: usize) -> Result<(usize, usize), Refusal> {
+    fn oracle_bounds(
+        starts: &[u16],
+        idx: usize,
+        table_start: usize,
+        page: usize,
+    ) -> Result<(usize, usize), Refusal> {
         if idx >= starts.len() {
             return Err(Refusal::BadCount);
         }
@@ -161,13 +170,26 @@ mod tests {
             return Err(Refusal::OutOfBounds);
         }
         let me_deleted = starts[idx] & DELETED_FLAG != 0;
-        let live_dup = starts.iter().enumerate().any(|(i, v)| i != idx && (v & OFFSET_MASK) as usize == s && v & DELETED_FLAG == 0);
+        let live_dup = starts
+            .iter()
+            .enumerate()
+            .any(|(i, v)| i != idx && (v & OFFSET_MASK) as usize == s && v & DELETED_FLAG == 0);
         if live_dup && !me_deleted {
             return Err(Refusal::Overlap);
         }
-        let mut all: std::vec::Vec<usize> = starts.iter().enumerate().filter(|(i, _)| *i != idx).map(|(_, v)| (v & OFFSET_MASK) as usize).filter(|&o| o != s).collect();
+        let mut all: std::vec::Vec<usize> = starts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != idx)
+            .map(|(_, v)| (v & OFFSET_MASK) as usize)
+            .filter(|&o| o != s)
+            .collect();
         all.sort();
-        let end = all.into_iter().find(|&o| o > s).map(|o| o.min(page)).unwrap_or(page);
+        let end = all
+            .into_iter()
+            .find(|&o| o > s)
+            .map(|o| o.min(page))
+            .unwrap_or(page);
         Ok((s, end))
     }
 
@@ -188,7 +210,13 @@ mod tests {
     fn slot_decode_exhaustive() {
         for raw in 0..=u16::MAX {
             let s = decode_slot(raw);
-            assert_eq!(s.offset as u32 + (s.deleted as u32) * 0x8000 + (s.overflow as u32) * 0x4000 + (raw as u32 & 0x2000), raw as u32);
+            assert_eq!(
+                s.offset as u32
+                    + (s.deleted as u32) * 0x8000
+                    + (s.overflow as u32) * 0x4000
+                    + (raw as u32 & 0x2000),
+                raw as u32
+            );
         }
     }
 
@@ -198,12 +226,25 @@ mod tests {
         let page = 24usize;
         for a in 0..page as u16 {
             for b in 0..page as u16 {
-                for c in [0u16, 10, 12, 23, 0x8000 | 15, 0x4000 | 20, 0x8000 | 12, 0xC000 | 10] {
+                for c in [
+                    0u16,
+                    10,
+                    12,
+                    23,
+                    0x8000 | 15,
+                    0x4000 | 20,
+                    0x8000 | 12,
+                    0xC000 | 10,
+                ] {
                     let raws = [a, b, c];
                     let p = build(4, &raws, page);
                     let t = SlotTable::admit(4, 3, page).unwrap();
                     for i in 0..4 {
-                        assert_eq!(t.row_bounds(&p, i), oracle_bounds(&raws, i, 4, page), "{raws:?} {i}");
+                        assert_eq!(
+                            t.row_bounds(&p, i),
+                            oracle_bounds(&raws, i, 4, page),
+                            "{raws:?} {i}"
+                        );
                     }
                 }
             }

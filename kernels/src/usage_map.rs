@@ -21,9 +21,15 @@ pub fn test_bit(bitmap: &[u8], index: usize) -> bool {
 /// Sets or clears bit `index` of `bitmap`. Returns `false` (and changes
 /// nothing) when the bit lies past the end.
 pub fn set_bit(bitmap: &mut [u8], index: usize, value: bool) -> bool {
-    let Some(b) = bitmap.get_mut(index / 8) else { return false };
+    let Some(b) = bitmap.get_mut(index / 8) else {
+        return false;
+    };
     let m = 1u8 << (index % 8);
-    if value { *b |= m } else { *b &= !m }
+    if value {
+        *b |= m
+    } else {
+        *b &= !m
+    }
     true
 }
 
@@ -58,7 +64,11 @@ pub fn inline_page(start: u32, bit: usize) -> Option<u32> {
 #[must_use]
 pub fn inline_bit(start: u32, page: u32, bitmap_len: usize) -> Option<usize> {
     let bit = usize::try_from(page.checked_sub(start)?).ok()?;
-    if bit < bitmap_len.checked_mul(8)? { Some(bit) } else { None }
+    if bit < bitmap_len.checked_mul(8)? {
+        Some(bit)
+    } else {
+        None
+    }
 }
 
 /// Number of pages one usage-map page (type 0x05) of `page_size` bytes
@@ -131,7 +141,10 @@ mod tests {
         for i in 0..24 {
             let mut m = [0u8; 2];
             assert_eq!(set_bit(&mut m, i, true), i < 16);
-            assert_eq!(oracle_members(&m), if i < 16 { std::vec![i] } else { Vec::new() });
+            assert_eq!(
+                oracle_members(&m),
+                if i < 16 { std::vec![i] } else { Vec::new() }
+            );
             set_bit(&mut m, i, false);
             assert_eq!(m, [0, 0]);
         }

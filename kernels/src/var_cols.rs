@@ -37,7 +37,9 @@ pub struct RowLayout {
 #[must_use]
 pub fn null_mask_bit(row: &[u8], layout: &RowLayout, bit: usize) -> bool {
     let byte = bit / 8;
-    let Some(pos) = layout.null_mask.start.checked_add(byte) else { return false };
+    let Some(pos) = layout.null_mask.start.checked_add(byte) else {
+        return false;
+    };
     if pos >= layout.null_mask.end {
         return false;
     }
@@ -153,14 +155,25 @@ pub fn var_offsets(row: &[u8], layout: &RowLayout, out: &mut [u16]) -> Result<us
     match layout.jet3 {
         None => {
             // Jet4: entry i at mask_start - 4 - 2i
-            let base = layout.null_mask.start.checked_sub(4).ok_or(Refusal::BadCount)?;
+            let base = layout
+                .null_mask
+                .start
+                .checked_sub(4)
+                .ok_or(Refusal::BadCount)?;
             for (i, slot) in dst.iter_mut().enumerate() {
-                let pos = i.checked_mul(2).and_then(|d| base.checked_sub(d)).ok_or(Refusal::BadCount)?;
+                let pos = i
+                    .checked_mul(2)
+                    .and_then(|d| base.checked_sub(d))
+                    .ok_or(Refusal::BadCount)?;
                 *slot = u16_at(row, pos).ok_or(Refusal::OutOfBounds)?;
             }
         }
         Some((col_ptr, jumps)) => {
-            let jump_base = layout.null_mask.start.checked_sub(2).ok_or(Refusal::BadCount)?;
+            let jump_base = layout
+                .null_mask
+                .start
+                .checked_sub(2)
+                .ok_or(Refusal::BadCount)?;
             let mut used = 0usize;
             for (i, slot) in dst.iter_mut().enumerate() {
                 while used < jumps {
@@ -188,12 +201,20 @@ pub fn var_offsets(row: &[u8], layout: &RowLayout, out: &mut [u16]) -> Result<us
 /// Refuses an index past the stored count ([`Refusal::BadCount`]), a
 /// decreasing pair ([`Refusal::Disorder`]) and an interval reaching into the
 /// offset table or before the fixed area ([`Refusal::OutOfBounds`]).
-pub fn var_interval(offsets: &[u16], layout: &RowLayout, v: usize) -> Result<Range<usize>, Refusal> {
+pub fn var_interval(
+    offsets: &[u16],
+    layout: &RowLayout,
+    v: usize,
+) -> Result<Range<usize>, Refusal> {
     if v >= layout.var_count {
         return Err(Refusal::BadCount);
     }
     let s = usize::from(*offsets.get(v).ok_or(Refusal::BadCount)?);
-    let e = usize::from(*offsets.get(v.checked_add(1).ok_or(Refusal::BadCount)?).ok_or(Refusal::BadCount)?);
+    let e = usize::from(
+        *offsets
+            .get(v.checked_add(1).ok_or(Refusal::BadCount)?)
+            .ok_or(Refusal::BadCount)?,
+    );
     if e < s {
         return Err(Refusal::Disorder);
     }
@@ -232,7 +253,9 @@ mod tests {
         loop {
             let total = base + jumps_n;
             let need = (total - 1) / 256;
-            if need == jumps_n { break; }
+            if need == jumps_n {
+                break;
+            }
             jumps_n = need;
         }
         let total = base + jumps_n;
@@ -243,8 +266,12 @@ mod tests {
             jumps.push(first.map(|p| p as u8).unwrap_or(0xff));
         }
         let mut row = data.clone();
-        for o in offs.iter().rev() { row.push((*o % 256) as u8); }
-        for j in jumps.iter().rev() { row.push(*j); }
+        for o in offs.iter().rev() {
+            row.push((*o % 256) as u8);
+        }
+        for j in jumps.iter().rev() {
+            row.push(*j);
+        }
         row.push(vars.len() as u8);
         row.extend(std::iter::repeat_n(0xffu8, mask));
         assert_eq!(row.len(), total);
@@ -263,7 +290,9 @@ mod tests {
             iv.push((s, row.len()));
         }
         offs.push(row.len() as u16);
-        for o in offs.iter().rev() { row.extend_from_slice(&o.to_le_bytes()); }
+        for o in offs.iter().rev() {
+            row.extend_from_slice(&o.to_le_bytes());
+        }
         row.extend_from_slice(&(vars.len() as u16).to_le_bytes());
         let mask = (num_cols as usize).div_ceil(8);
         row.extend(std::iter::repeat_n(0xffu8, mask));
@@ -277,7 +306,10 @@ mod tests {
         for (v, (s, e)) in iv.iter().enumerate() {
             assert_eq!(var_interval(&offs, layout, v), Ok(*s..*e), "var {v}");
         }
-        assert_eq!(var_interval(&offs, layout, iv.len()), Err(Refusal::BadCount));
+        assert_eq!(
+            var_interval(&offs, layout, iv.len()),
+            Err(Refusal::BadCount)
+        );
     }
 
     #[test]
@@ -285,7 +317,11 @@ mod tests {
         // every total variable length crossing several 256 boundaries
         for len_a in (0..700).step_by(7) {
             for len_b in [0usize, 1, 200, 255, 256, 300] {
-                let vars = std::vec![std::vec![1u8; len_a], std::vec![2u8; len_b], std::vec![3u8; 5]];
+                let vars = std::vec![
+                    std::vec![1u8; len_a],
+                    std::vec![2u8; len_b],
+                    std::vec![3u8; 5]
+                ];
                 let (row, iv) = build_jet3(6, &[9, 9, 9], &vars);
                 let l = jet3_layout(&row, true).unwrap();
                 check(&row, &l, &iv);

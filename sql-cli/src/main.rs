@@ -10,7 +10,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "jetsql", version, about = "Query and export Microsoft Access (.mdb/.accdb) databases")]
+#[command(
+    name = "jetsql",
+    version,
+    about = "Query and export Microsoft Access (.mdb/.accdb) databases"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -73,7 +77,10 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             for name in names {
                 let t = db.table(&name)?;
                 let mut rows = 0usize;
-                for b in t.scan(ScanOptions { projection: Some(vec![]), ..Default::default() })? {
+                for b in t.scan(ScanOptions {
+                    projection: Some(vec![]),
+                    ..Default::default()
+                })? {
                     rows += b?.num_rows();
                 }
                 writeln!(out, "{name}\t{rows}")?;
@@ -86,16 +93,42 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let db = Database::open(&file, OpenOptions::default())?;
             let t = db.table(&table)?;
             for (c, f) in t.def().columns.iter().zip(t.schema().fields()) {
-                writeln!(out, "{}\t{}({})\t{}", c.name, c.jet_type.name(), c.length, f.data_type())?;
+                writeln!(
+                    out,
+                    "{}\t{}({})\t{}\tcol {} var {} fixed {} flags {:#x} ext {:#x} prec {} scale {}",
+                    c.name,
+                    c.jet_type.name(),
+                    c.length,
+                    f.data_type(),
+                    c.col_num,
+                    c.var_index,
+                    c.fixed_offset,
+                    c.flags,
+                    c.ext_flags,
+                    c.precision,
+                    c.scale
+                )?;
             }
             for i in &t.def().indexes {
-                writeln!(out, "index {:?} kind {:?} real {}", i.name, i.kind, i.real_index)?;
+                writeln!(
+                    out,
+                    "index {:?} kind {:?} real {}",
+                    i.name, i.kind, i.real_index
+                )?;
             }
         }
-        Cmd::Cat { file, table, format, limit } => {
+        Cmd::Cat {
+            file,
+            table,
+            format,
+            limit,
+        } => {
             let db = Database::open(&file, OpenOptions::default())?;
             let t = db.table(&table)?;
-            let scan = t.scan(ScanOptions { limit, ..Default::default() })?;
+            let scan = t.scan(ScanOptions {
+                limit,
+                ..Default::default()
+            })?;
             if format == "json" {
                 let mut w = arrow_json::LineDelimitedWriter::new(&mut out);
                 for b in scan {
@@ -103,7 +136,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 }
                 w.finish()?;
             } else {
-                let mut w = arrow_csv::WriterBuilder::new().with_header(true).build(&mut out);
+                let mut w = arrow_csv::WriterBuilder::new()
+                    .with_header(true)
+                    .build(&mut out);
                 for b in scan {
                     w.write(&b?)?;
                 }

@@ -64,6 +64,9 @@ impl CatalogEntry {
 
     /// Whether this is a table (local or linked).
     pub fn is_table(&self) -> bool {
-        matches!(self.kind, ObjectKind::Table | ObjectKind::Linked { .. } | ObjectKind::LinkedOdbc { .. })
+        matches!(
+            self.kind,
+            ObjectKind::Table | ObjectKind::Linked { .. } | ObjectKind::LinkedOdbc { .. }
+        )
     }
 }

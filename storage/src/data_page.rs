@@ -5,7 +5,7 @@ use crate::error::{FormatError, corrupt};
 use crate::format::{Layout, page_type};
 use crate::page::{Page, PageSource};
 use jet_kernels::Refusal;
-use jet_kernels::bytes::{u16_at, u24_at, u32_at, u8_at};
+use jet_kernels::bytes::{u8_at, u16_at, u24_at, u32_at};
 use jet_kernels::row_slot::{Slot, SlotTable};
 use std::ops::Range;
 
@@ -33,13 +33,28 @@ impl DataPage {
     /// Admits already-read bytes as data page `n`.
     pub fn from_page(layout: &Layout, n: u32, bytes: Page) -> Result<DataPage, FormatError> {
         if bytes.first() != Some(&page_type::DATA) {
-            return Err(FormatError::PageType { page: n, expected: "data", found: bytes.first().copied().unwrap_or(0xFF) });
+            return Err(FormatError::PageType {
+                page: n,
+                expected: "data",
+                found: bytes.first().copied().unwrap_or(0xFF),
+            });
         }
         let count = u16_at(&bytes, layout.data_row_count)
             .ok_or_else(|| corrupt(n, layout.data_row_count, "row count", Refusal::OutOfBounds))?;
         let slots = SlotTable::admit(layout.data_row_count + 2, usize::from(count), bytes.len())
-            .ok_or_else(|| corrupt(n, layout.data_row_count, "row slot table", Refusal::BadCount))?;
-        Ok(DataPage { number: n, bytes, slots })
+            .ok_or_else(|| {
+                corrupt(
+                    n,
+                    layout.data_row_count,
+                    "row slot table",
+                    Refusal::BadCount,
+                )
+            })?;
+        Ok(DataPage {
+            number: n,
+            bytes,
+            slots,
+        })
     }
 
     /// The TDEF page that owns this page (or the bytes `LVAL` for long values).
@@ -81,7 +96,9 @@ pub fn resolve_row(
     page: &DataPage,
     i: usize,
 ) -> Result<Option<(DataPage, Range<usize>)>, FormatError> {
-    let slot = page.slot(i).ok_or_else(|| corrupt(page.number, 0, "row slot", Refusal::BadCount))?;
+    let slot = page
+        .slot(i)
+        .ok_or_else(|| corrupt(page.number, 0, "row slot", Refusal::BadCount))?;
     if slot.deleted {
         return Ok(None);
     }
@@ -95,7 +112,12 @@ pub fn resolve_row(
         }
         let row = &cur.bytes[range.clone()];
         let (Some(r), Some(p)) = (u8_at(row, 0), u24_at(row, 1)) else {
-            return Err(corrupt(cur.number, range.start, "overflow row pointer", Refusal::OutOfBounds));
+            return Err(corrupt(
+                cur.number,
+                range.start,
+                "overflow row pointer",
+                Refusal::OutOfBounds,
+            ));
         };
         let next = DataPage::read(src, layout, p)?;
         let s = next
@@ -105,5 +127,10 @@ pub fn resolve_row(
         idx = usize::from(r);
         cur = next;
     }
-    Err(corrupt(page.number, 0, "overflow chain too long", Refusal::Budget))
+    Err(corrupt(
+        page.number,
+        0,
+        "overflow chain too long",
+        Refusal::Budget,
+    ))
 }

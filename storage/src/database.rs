@@ -1,9 +1,13 @@
 //! Opening a database: page 0, format detection, decoding layers, catalog.
 
-use crate::catalog::{CatalogEntry, ObjectKind, TYPE_LINKED, TYPE_LINKED_ODBC, TYPE_QUERY, TYPE_TABLE};
+use crate::catalog::{
+    CatalogEntry, ObjectKind, TYPE_LINKED, TYPE_LINKED_ODBC, TYPE_QUERY, TYPE_TABLE,
+};
 use crate::error::{Error, FormatError, Result, SchemaError};
 use crate::format::{JetVersion, header};
-use crate::page::{FilePageSource, MemPageSource, MmapPageSource, PageSource, Rc4PageSource, rc4_apply};
+use crate::page::{
+    FilePageSource, MemPageSource, MmapPageSource, PageSource, Rc4PageSource, rc4_apply,
+};
 use crate::scan::{ScanOptions, ScanSource, TableScan};
 use crate::tdef::{self, TableDef};
 use crate::text;
@@ -40,7 +44,10 @@ pub struct OpenOptions {
 
 impl Default for OpenOptions {
     fn default() -> Self {
-        OpenOptions { backend: Backend::File, cache_pages: FilePageSource::DEFAULT_CACHE_PAGES }
+        OpenOptions {
+            backend: Backend::File,
+            cache_pages: FilePageSource::DEFAULT_CACHE_PAGES,
+        }
     }
 }
 
@@ -60,14 +67,19 @@ pub struct HeaderInfo {
 /// Decodes page 0: signature, version, and the RC4-masked header fields.
 pub fn read_header(page0: &[u8]) -> Result<HeaderInfo, FormatError> {
     if page0.len() < 0x80 + header::MASK_START {
-        return Err(FormatError::NotJet("file is shorter than a database header".into()));
+        return Err(FormatError::NotJet(
+            "file is shorter than a database header".into(),
+        ));
     }
     let sig = &page0[4..20];
     if sig == header::MSISAM_SIGNATURE {
         return Err(FormatError::Encrypted("MSISAM (Microsoft Money) encoding"));
     }
     if sig != header::JET_SIGNATURE && sig != header::ACE_SIGNATURE {
-        return Err(FormatError::NotJet(format!("signature {:?}", String::from_utf8_lossy(sig))));
+        return Err(FormatError::NotJet(format!(
+            "signature {:?}",
+            String::from_utf8_lossy(sig)
+        )));
     }
     let vb = page0[header::VERSION];
     let version = JetVersion::from_byte(vb).ok_or(FormatError::UnsupportedVersion(vb))?;
@@ -81,7 +93,12 @@ pub fn read_header(page0: &[u8]) -> Result<HeaderInfo, FormatError> {
     } else {
         u32_at(&h, header::SORT_ORDER_JET4).unwrap_or(0)
     };
-    Ok(HeaderInfo { version, code_page, sort_order, db_key })
+    Ok(HeaderInfo {
+        version,
+        code_page,
+        sort_order,
+        db_key,
+    })
 }
 
 struct Inner {
@@ -113,7 +130,9 @@ impl Database {
         // page 0 is read with the smaller (Jet3) size, then the real size is known
         let probe = FilePageSource::open(path, 2048, 0)?;
         let page0 = probe.read_page(0).map_err(|e| match e {
-            FormatError::PageOutOfRange { .. } => FormatError::NotJet("file is shorter than one page".into()),
+            FormatError::PageOutOfRange { .. } => {
+                FormatError::NotJet("file is shorter than one page".into())
+            }
             e => e,
         })?;
         let header = read_header(&page0)?;
@@ -133,7 +152,11 @@ impl Database {
         Database::from_source(None, header, Box::new(MemPageSource::new(bytes, ps)))
     }
 
-    fn from_source(path: Option<PathBuf>, header: HeaderInfo, src: Box<dyn PageSource>) -> Result<Database> {
+    fn from_source(
+        path: Option<PathBuf>,
+        header: HeaderInfo,
+        src: Box<dyn PageSource>,
+    ) -> Result<Database> {
         let src: Arc<dyn PageSource> = if header.db_key != 0 {
             if header.version.is_ace() {
                 return Err(FormatError::Encrypted("ACCDB password encryption").into());
@@ -143,9 +166,20 @@ impl Database {
             Arc::from(src)
         };
         let encoding = text::encoding_for_code_page(header.code_page);
-        let source = Arc::new(ScanSource { src, version: header.version, encoding });
+        let source = Arc::new(ScanSource {
+            src,
+            version: header.version,
+            encoding,
+        });
         let catalog = read_catalog(&source)?;
-        Ok(Database { inner: Arc::new(Inner { path, header, source, catalog }) })
+        Ok(Database {
+            inner: Arc::new(Inner {
+                path,
+                header,
+                source,
+                catalog,
+            }),
+        })
     }
 
     /// The file this database was opened from.
@@ -193,7 +227,12 @@ impl Database {
         self.inner
             .catalog
             .iter()
-            .filter(|e| matches!(e.kind, ObjectKind::Linked { .. } | ObjectKind::LinkedOdbc { .. }))
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    ObjectKind::Linked { .. } | ObjectKind::LinkedOdbc { .. }
+                )
+            })
             .collect()
     }
 
@@ -217,20 +256,39 @@ impl Database {
             .find(|e| e.name == name)
             .or_else(|| {
                 let lower = name.to_lowercase();
-                self.inner.catalog.iter().filter(|e| e.is_table()).find(|e| e.name.to_lowercase() == lower)
+                self.inner
+                    .catalog
+                    .iter()
+                    .filter(|e| e.is_table())
+                    .find(|e| e.name.to_lowercase() == lower)
             })
             .ok_or_else(|| SchemaError::NoSuchTable(name.to_string()))?;
         match &entry.kind {
             ObjectKind::Table => {}
-            ObjectKind::Linked { database, foreign_name } => {
-                return Err(SchemaError::Linked { table: entry.name.clone(), target: format!("{foreign_name} in {database}") }.into());
+            ObjectKind::Linked {
+                database,
+                foreign_name,
+            } => {
+                return Err(SchemaError::Linked {
+                    table: entry.name.clone(),
+                    target: format!("{foreign_name} in {database}"),
+                }
+                .into());
             }
-            ObjectKind::LinkedOdbc { connect, foreign_name } => {
-                return Err(SchemaError::Linked { table: entry.name.clone(), target: format!("{foreign_name} via ODBC {connect}") }.into());
+            ObjectKind::LinkedOdbc {
+                connect,
+                foreign_name,
+            } => {
+                return Err(SchemaError::Linked {
+                    table: entry.name.clone(),
+                    target: format!("{foreign_name} via ODBC {connect}"),
+                }
+                .into());
             }
             _ => return Err(SchemaError::NoSuchTable(name.to_string()).into()),
         }
-        Table::load(&self.inner.source, &entry.name, entry.tdef_page()).map_err(|e| e.in_table(&entry.name))
+        Table::load(&self.inner.source, &entry.name, entry.tdef_page())
+            .map_err(|e| e.in_table(&entry.name))
     }
 }
 
@@ -239,7 +297,12 @@ impl Table {
         let chain = tdef::read_chain(&*source.src, page)?;
         let def = tdef::parse(source.version, page, &chain, name, source.encoding)?;
         let fields: Vec<Field> = def.columns.iter().map(field_for).collect();
-        Ok(Table { source: source.clone(), name: name.to_string(), def: Arc::new(def), schema: Arc::new(Schema::new(fields)) })
+        Ok(Table {
+            source: source.clone(),
+            name: name.to_string(),
+            def: Arc::new(def),
+            schema: Arc::new(Schema::new(fields)),
+        })
     }
 
     /// Table name.
@@ -259,8 +322,12 @@ impl Table {
 
     /// The data pages this table's usage map names, in increasing order.
     pub fn data_pages(&self) -> Result<Vec<u32>> {
-        crate::usage_map::read_pages(&*self.source.src, self.source.version.layout(), self.def.usage_map)
-            .map_err(|e| Error::from(e).in_table(&self.name))
+        crate::usage_map::read_pages(
+            &*self.source.src,
+            self.source.version.layout(),
+            self.def.usage_map,
+        )
+        .map_err(|e| Error::from(e).in_table(&self.name))
     }
 
     /// Streams the table as record batches.
@@ -270,7 +337,14 @@ impl Table {
             Some(p) => Arc::new(self.schema.project(p)?),
             None => self.schema.clone(),
         };
-        Ok(TableScan::new(self.source.clone(), self.def.clone(), &self.name, schema, pages, &opts))
+        Ok(TableScan::new(
+            self.source.clone(),
+            self.def.clone(),
+            &self.name,
+            schema,
+            pages,
+            &opts,
+        ))
     }
 }
 
@@ -296,20 +370,43 @@ pub fn field_for(c: &tdef::Column) -> Field {
         md.insert("jet.hyperlink".to_string(), "true".to_string());
     }
     let nullable = c.jet_type != crate::types::JetType::Boolean || c.is_calculated();
-    Field::new(&c.name, c.jet_type.arrow_type(c.precision, c.scale), nullable).with_metadata(md)
+    Field::new(
+        &c.name,
+        c.jet_type.arrow_type(c.precision, c.scale),
+        nullable,
+    )
+    .with_metadata(md)
 }
 
 fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
-    let t = Table::load(source, "MSysObjects", MSYS_OBJECTS_PAGE).map_err(|e| e.in_table("MSysObjects"))?;
-    let col = |name: &str| t.def.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name));
-    let need = |name: &str| {
-        col(name).ok_or_else(|| SchemaError::NoSuchColumn { table: "MSysObjects".into(), column: name.into() })
+    let t = Table::load(source, "MSysObjects", MSYS_OBJECTS_PAGE)
+        .map_err(|e| e.in_table("MSysObjects"))?;
+    let col = |name: &str| {
+        t.def
+            .columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
     };
-    let want = [need("Id")?, need("ParentId")?, need("Name")?, need("Type")?, need("Flags")?];
+    let need = |name: &str| {
+        col(name).ok_or_else(|| SchemaError::NoSuchColumn {
+            table: "MSysObjects".into(),
+            column: name.into(),
+        })
+    };
+    let want = [
+        need("Id")?,
+        need("ParentId")?,
+        need("Name")?,
+        need("Type")?,
+        need("Flags")?,
+    ];
     let opt = [col("Database"), col("ForeignName"), col("Connect")];
     let mut proj: Vec<usize> = want.to_vec();
     proj.extend(opt.iter().flatten());
-    let scan = t.scan(ScanOptions { projection: Some(proj), ..Default::default() })?;
+    let scan = t.scan(ScanOptions {
+        projection: Some(proj),
+        ..Default::default()
+    })?;
     let mut out = Vec::new();
     for batch in scan {
         let b = batch?;
@@ -318,8 +415,15 @@ fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
         let names = b.column(2).as_any().downcast_ref::<StringArray>();
         let types = b.column(3).as_any().downcast_ref::<Int16Array>();
         let flags = b.column(4).as_any().downcast_ref::<Int32Array>();
-        let (Some(ids), Some(parents), Some(names), Some(types), Some(flags)) = (ids, parents, names, types, flags) else {
-            return Err(SchemaError::BadTdef { table: "MSysObjects".into(), page: MSYS_OBJECTS_PAGE, what: "unexpected column types".into() }.into());
+        let (Some(ids), Some(parents), Some(names), Some(types), Some(flags)) =
+            (ids, parents, names, types, flags)
+        else {
+            return Err(SchemaError::BadTdef {
+                table: "MSysObjects".into(),
+                page: MSYS_OBJECTS_PAGE,
+                what: "unexpected column types".into(),
+            }
+            .into());
         };
         let mut k = 5;
         let mut text_col = |present: bool| -> Option<StringArray> {
@@ -335,7 +439,10 @@ fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
         let foreign = text_col(opt[1].is_some());
         let connect = text_col(opt[2].is_some());
         let get = |a: &Option<StringArray>, i: usize| -> String {
-            a.as_ref().filter(|a| !a.is_null(i)).map(|a| a.value(i).to_string()).unwrap_or_default()
+            a.as_ref()
+                .filter(|a| !a.is_null(i))
+                .map(|a| a.value(i).to_string())
+                .unwrap_or_default()
         };
         for i in 0..b.num_rows() {
             if names.is_null(i) || types.is_null(i) {
@@ -344,17 +451,31 @@ fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
             let ty = types.value(i);
             let kind = match ty {
                 TYPE_TABLE => ObjectKind::Table,
-                TYPE_LINKED => ObjectKind::Linked { database: get(&database, i), foreign_name: get(&foreign, i) },
-                TYPE_LINKED_ODBC => ObjectKind::LinkedOdbc { connect: get(&connect, i), foreign_name: get(&foreign, i) },
+                TYPE_LINKED => ObjectKind::Linked {
+                    database: get(&database, i),
+                    foreign_name: get(&foreign, i),
+                },
+                TYPE_LINKED_ODBC => ObjectKind::LinkedOdbc {
+                    connect: get(&connect, i),
+                    foreign_name: get(&foreign, i),
+                },
                 TYPE_QUERY => ObjectKind::Query,
                 other => ObjectKind::Other(other),
             };
             out.push(CatalogEntry {
                 name: names.value(i).to_string(),
                 id: if ids.is_null(i) { 0 } else { ids.value(i) },
-                parent_id: if parents.is_null(i) { 0 } else { parents.value(i) },
+                parent_id: if parents.is_null(i) {
+                    0
+                } else {
+                    parents.value(i)
+                },
                 kind,
-                flags: if flags.is_null(i) { 0 } else { flags.value(i) as u32 },
+                flags: if flags.is_null(i) {
+                    0
+                } else {
+                    flags.value(i) as u32
+                },
             });
         }
     }

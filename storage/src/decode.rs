@@ -1,7 +1,7 @@
 //! Column decoders: each appends one column's values straight into an Arrow
 //! builder, from the bytes the row geometry admits.
 
-use crate::error::{FormatError, corrupt};
+use crate::error::FormatError;
 use crate::format::Layout;
 use crate::page::PageSource;
 use crate::tdef::Column;
@@ -12,7 +12,6 @@ use arrow_array::ArrayRef;
 use arrow_array::builder::*;
 use arrow_schema::DataType;
 use encoding_rs::Encoding;
-use jet_kernels::Refusal;
 use std::sync::Arc;
 
 /// Context a decoder needs beyond the value bytes.
@@ -67,12 +66,25 @@ impl ColumnDecoder {
             DataType::Float32 => Builder::F32(Float32Builder::with_capacity(capacity)),
             DataType::Float64 => Builder::F64(Float64Builder::with_capacity(capacity)),
             DataType::Decimal128(..) => Builder::Dec(Decimal128Builder::with_capacity(capacity)),
-            DataType::Timestamp(..) => Builder::Ts(TimestampMicrosecondBuilder::with_capacity(capacity)),
+            DataType::Timestamp(..) => {
+                Builder::Ts(TimestampMicrosecondBuilder::with_capacity(capacity))
+            }
             DataType::Utf8 => Builder::Str(StringBuilder::with_capacity(capacity, capacity * 16)),
             _ => Builder::Bin(BinaryBuilder::with_capacity(capacity, capacity * 16)),
         };
-        let encoding = if col.code_page != 0 { text::encoding_for_code_page(col.code_page) } else { encoding };
-        ColumnDecoder { col: col.clone(), builder, encoding, scratch: String::new(), bytes: Vec::new(), data_type }
+        let encoding = if col.code_page != 0 {
+            text::encoding_for_code_page(col.code_page)
+        } else {
+            encoding
+        };
+        ColumnDecoder {
+            col: col.clone(),
+            builder,
+            encoding,
+            scratch: String::new(),
+            bytes: Vec::new(),
+            data_type,
+        }
     }
 
     /// The column decoded.
@@ -106,49 +118,109 @@ impl ColumnDecoder {
 
     /// Appends the value stored in `raw` (the column's bytes in the row).
     pub fn append(&mut self, ctx: &DecodeCtx<'_>, raw: &[u8]) -> Result<(), FormatError> {
-        let short = |what| corrupt(ctx.page, ctx.row_offset, what, Refusal::OutOfBounds);
-        let raw = if self.col.is_calculated() { values::unwrap_calculated(raw) } else { raw };
+        let name = &self.col.name;
+        let short = |what| FormatError::BadValue {
+            page: ctx.page,
+            offset: ctx.row_offset,
+            column: name.clone(),
+            what,
+        };
+        let raw = if self.col.is_calculated() {
+            values::unwrap_calculated(raw)
+        } else {
+            raw
+        };
         if self.col.is_calculated() && raw.is_empty() {
             self.append_null();
             return Ok(());
         }
+        // Access may store a calculated integer result narrower than its
+        // declared type (a Yes/No expression in an Integer column is one
+        // byte, 0xFF for True): widen it with sign extension.
+        let mut widened = [0u8; 8];
+        let raw = match (self.col.is_calculated(), self.col.jet_type.fixed_size()) {
+            (true, Some(n @ (1 | 2 | 4 | 8)))
+                if raw.len() < n
+                    && matches!(
+                        self.col.jet_type,
+                        JetType::Byte | JetType::Integer | JetType::Long | JetType::BigInt
+                    ) =>
+            {
+                let fill = if raw.last().is_some_and(|&b| b & 0x80 != 0) {
+                    0xFF
+                } else {
+                    0
+                };
+                widened[..n].fill(fill);
+                widened[..raw.len()].copy_from_slice(raw);
+                &widened[..n]
+            }
+            _ => raw,
+        };
         macro_rules! fixed {
             ($n:expr, $what:expr) => {{
-                let a: [u8; $n] = raw.get(..$n).and_then(|s| s.try_into().ok()).ok_or_else(|| short($what))?;
+                let a: [u8; $n] = raw
+                    .get(..$n)
+                    .and_then(|s| s.try_into().ok())
+                    .ok_or_else(|| short($what))?;
                 a
             }};
         }
         match (&mut self.builder, self.col.jet_type) {
             (Builder::Bool(b), _) => b.append_value(raw.first().is_some_and(|&v| v != 0)),
-            (Builder::U8(b), _) => b.append_value(fixed!(1, "Byte value")[0]),
-            (Builder::I16(b), _) => b.append_value(i16::from_le_bytes(fixed!(2, "Integer value"))),
-            (Builder::I32(b), _) => b.append_value(i32::from_le_bytes(fixed!(4, "Long value"))),
-            (Builder::I64(b), _) => b.append_value(i64::from_le_bytes(fixed!(8, "BigInt value"))),
-            (Builder::F32(b), _) => b.append_value(f32::from_le_bytes(fixed!(4, "Single value"))),
-            (Builder::F64(b), _) => b.append_value(f64::from_le_bytes(fixed!(8, "Double value"))),
-            (Builder::Dec(b), JetType::Currency) => b.append_value(i128::from(i64::from_le_bytes(fixed!(8, "Currency value")))),
+            (Builder::U8(b), _) => b.append_value(fixed!(1, "Byte value shorter than 1 byte")[0]),
+            (Builder::I16(b), _) => b.append_value(i16::from_le_bytes(fixed!(
+                2,
+                "Integer value shorter than 2 bytes"
+            ))),
+            (Builder::I32(b), _) => b.append_value(i32::from_le_bytes(fixed!(
+                4,
+                "Long value shorter than 4 bytes"
+            ))),
+            (Builder::I64(b), _) => b.append_value(i64::from_le_bytes(fixed!(
+                8,
+                "BigInt value shorter than 8 bytes"
+            ))),
+            (Builder::F32(b), _) => b.append_value(f32::from_le_bytes(fixed!(
+                4,
+                "Single value shorter than 4 bytes"
+            ))),
+            (Builder::F64(b), _) => b.append_value(f64::from_le_bytes(fixed!(
+                8,
+                "Double value shorter than 8 bytes"
+            ))),
+            (Builder::Dec(b), JetType::Currency) => b.append_value(i128::from(i64::from_le_bytes(
+                fixed!(8, "Currency value shorter than 8 bytes"),
+            ))),
             (Builder::Dec(b), _) => {
                 let v = if self.col.is_calculated() {
-                    let scale = if let DataType::Decimal128(_, s) = self.data_type { s.max(0) as u8 } else { 0 };
+                    let scale = if let DataType::Decimal128(_, s) = self.data_type {
+                        s.max(0) as u8
+                    } else {
+                        0
+                    };
                     values::calculated_numeric(raw, scale)
                 } else {
                     values::numeric_to_i128(raw)
                 };
                 match v {
                     Some(v) => b.append_value(v),
-                    None => return Err(short("Numeric value")),
+                    None => return Err(short("Numeric value malformed or wider than 128 bits")),
                 }
             }
             (Builder::Ts(b), JetType::ExtDateTime) => match values::ext_datetime_to_micros(raw) {
                 Some(v) => b.append_value(v),
                 None => b.append_null(),
             },
-            (Builder::Ts(b), _) => match values::access_date_to_micros(f64::from_le_bytes(fixed!(8, "DateTime value"))) {
+            (Builder::Ts(b), _) => match values::access_date_to_micros(f64::from_le_bytes(fixed!(
+                8,
+                "DateTime value shorter than 8 bytes"
+            ))) {
                 Some(v) => b.append_value(v),
                 None => b.append_null(),
             },
             (Builder::Str(b), JetType::Guid) => {
-                fixed!(16, "GUID value");
+                fixed!(16, "GUID value shorter than 16 bytes");
                 self.scratch.clear();
                 values::format_guid(raw, &mut self.scratch);
                 b.append_value(&self.scratch);
@@ -158,7 +230,14 @@ impl ColumnDecoder {
                 if self.col.is_calculated() {
                     self.bytes.extend_from_slice(raw);
                 } else {
-                    crate::lval::read_long_value(ctx.src, ctx.layout, raw, ctx.page, ctx.row_offset, &mut self.bytes)?;
+                    crate::lval::read_long_value(
+                        ctx.src,
+                        ctx.layout,
+                        raw,
+                        ctx.page,
+                        ctx.row_offset,
+                        &mut self.bytes,
+                    )?;
                 }
                 self.scratch.clear();
                 if ctx.unicode {
@@ -179,7 +258,14 @@ impl ColumnDecoder {
             }
             (Builder::Bin(b), JetType::Ole) => {
                 self.bytes.clear();
-                crate::lval::read_long_value(ctx.src, ctx.layout, raw, ctx.page, ctx.row_offset, &mut self.bytes)?;
+                crate::lval::read_long_value(
+                    ctx.src,
+                    ctx.layout,
+                    raw,
+                    ctx.page,
+                    ctx.row_offset,
+                    &mut self.bytes,
+                )?;
                 b.append_value(&self.bytes);
             }
             (Builder::Bin(b), _) => b.append_value(raw),

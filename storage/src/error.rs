@@ -43,6 +43,18 @@ pub enum FormatError {
         /// The page type byte found.
         found: u8,
     },
+    /// A column value's bytes do not decode as its type.
+    #[error("page {page}, row at offset {offset}, column {column:?}: {what}")]
+    BadValue {
+        /// Page number.
+        page: u32,
+        /// Offset of the row in the page.
+        offset: usize,
+        /// Column name.
+        column: String,
+        /// What is wrong.
+        what: &'static str,
+    },
     /// A structure on a page is inconsistent; a kernel refused it.
     #[error("page {page}, offset {offset}: {what}: {refusal}")]
     Corrupt {
@@ -119,7 +131,10 @@ impl Error {
     pub fn in_table(self, table: &str) -> Error {
         match self {
             e @ Error::InTable { .. } => e,
-            e => Error::InTable { table: table.to_string(), source: Box::new(e) },
+            e => Error::InTable {
+                table: table.to_string(),
+                source: Box::new(e),
+            },
         }
     }
 }
@@ -128,6 +143,16 @@ impl Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Builds a [`FormatError::Corrupt`].
-pub(crate) fn corrupt(page: u32, offset: usize, what: &'static str, refusal: Refusal) -> FormatError {
-    FormatError::Corrupt { page, offset, what, refusal }
+pub(crate) fn corrupt(
+    page: u32,
+    offset: usize,
+    what: &'static str,
+    refusal: Refusal,
+) -> FormatError {
+    FormatError::Corrupt {
+        page,
+        offset,
+        what,
+        refusal,
+    }
 }

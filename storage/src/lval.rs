@@ -24,7 +24,8 @@ pub fn read_long_value(
     offset: usize,
     out: &mut Vec<u8>,
 ) -> Result<(), FormatError> {
-    let d = decode_descriptor(field).map_err(|r| corrupt(page, offset, "long value descriptor", r))?;
+    let d =
+        decode_descriptor(field).map_err(|r| corrupt(page, offset, "long value descriptor", r))?;
     let file_bytes = (src.page_count() as u64).saturating_mul(src.page_size() as u64);
     let len = d.length as usize;
     match d.kind {
@@ -44,7 +45,8 @@ pub fn read_long_value(
             loop {
                 let dp = DataPage::read(src, layout, p)?;
                 let row = dp.row(usize::from(r))?;
-                let next = u32_at(row, 0).ok_or_else(|| corrupt(p, 0, "LVAL chain pointer", Refusal::OutOfBounds))?;
+                let next = u32_at(row, 0)
+                    .ok_or_else(|| corrupt(p, 0, "LVAL chain pointer", Refusal::OutOfBounds))?;
                 let here = pack_row_pointer(p, r).unwrap_or(0);
                 let data = &row[4..];
                 let take = budget

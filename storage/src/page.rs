@@ -45,7 +45,11 @@ pub struct MemPageSource {
 impl MemPageSource {
     /// Wraps `bytes` as pages of `page_size`; a trailing partial page is ignored.
     pub fn new(bytes: impl Into<Arc<[u8]>>, page_size: usize) -> MemPageSource {
-        MemPageSource { bytes: bytes.into(), page_size, reads: AtomicU64::new(0) }
+        MemPageSource {
+            bytes: bytes.into(),
+            page_size,
+            reads: AtomicU64::new(0),
+        }
     }
 }
 
@@ -94,8 +98,15 @@ impl FilePageSource {
     pub const DEFAULT_CACHE_PAGES: usize = 256;
 
     /// Opens `path` read-only with pages of `page_size`.
-    pub fn open(path: &Path, page_size: usize, cache_pages: usize) -> Result<FilePageSource, FormatError> {
-        let io = |source| FormatError::Io { path: path.to_path_buf(), source };
+    pub fn open(
+        path: &Path,
+        page_size: usize,
+        cache_pages: usize,
+    ) -> Result<FilePageSource, FormatError> {
+        let io = |source| FormatError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let file = File::open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
         Ok(FilePageSource {
@@ -115,8 +126,10 @@ impl FilePageSource {
     fn read_uncached(&self, n: u32) -> Result<Page, FormatError> {
         let mut buf = vec![0u8; self.page_size];
         let offset = n as u64 * self.page_size as u64;
-        read_exact_at(&self.file, &mut buf, offset)
-            .map_err(|source| FormatError::Io { path: self.path.clone(), source })?;
+        read_exact_at(&self.file, &mut buf, offset).map_err(|source| FormatError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
         Ok(Arc::from(buf))
     }
 }
@@ -157,10 +170,19 @@ impl PageSource for FilePageSource {
     }
     fn read_page(&self, n: u32) -> Result<Page, FormatError> {
         if n >= self.pages {
-            return Err(FormatError::PageOutOfRange { page: n, pages: self.pages });
+            return Err(FormatError::PageOutOfRange {
+                page: n,
+                pages: self.pages,
+            });
         }
         self.reads.fetch_add(1, Ordering::Relaxed);
-        if let Some(p) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).map.get(&n) {
+        if let Some(p) = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .map
+            .get(&n)
+        {
             return Ok(p.clone());
         }
         let page = self.read_uncached(n)?;
@@ -199,14 +221,21 @@ pub struct MmapPageSource {
 impl MmapPageSource {
     /// Maps `path` read-only.
     pub fn open(path: &Path, page_size: usize) -> Result<MmapPageSource, FormatError> {
-        let io = |source| FormatError::Io { path: path.to_path_buf(), source };
+        let io = |source| FormatError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let file = File::open(path).map_err(io)?;
         // SAFETY: the map is read-only and private to this process. The
         // remaining hazard, another process truncating the file while it is
         // mapped, is documented on this type: callers choose this backend
         // only for files that are not being modified.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-        Ok(MmapPageSource { map, page_size, reads: AtomicU64::new(0) })
+        Ok(MmapPageSource {
+            map,
+            page_size,
+            reads: AtomicU64::new(0),
+        })
     }
 }
 

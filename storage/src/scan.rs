@@ -31,7 +31,12 @@ pub struct ScanOptions {
 
 impl Default for ScanOptions {
     fn default() -> Self {
-        ScanOptions { projection: None, batch_size: 8192, limit: None, page_range: None }
+        ScanOptions {
+            projection: None,
+            batch_size: 8192,
+            limit: None,
+            page_range: None,
+        }
     }
 }
 
@@ -120,7 +125,9 @@ impl TableScan {
                 }
                 self.current = None;
             }
-            let Some(&n) = self.pages.get(self.next_page) else { return Ok(None) };
+            let Some(&n) = self.pages.get(self.next_page) else {
+                return Ok(None);
+            };
             self.next_page += 1;
             let bytes = src.read_page(n)?;
             // usage maps may name pages that are no longer this table's
@@ -141,12 +148,17 @@ impl TableScan {
         let row = &page.bytes[range.clone()];
         let version = self.source.version;
         let has_var = self.def.num_var_cols > 0;
-        let rl = if version.is_jet3() { jet3_layout(row, has_var) } else { jet4_layout(row, has_var) }
-            .map_err(|r| corrupt(page.number, range.start, "row layout", r))?;
+        let rl = if version.is_jet3() {
+            jet3_layout(row, has_var)
+        } else {
+            jet4_layout(row, has_var)
+        }
+        .map_err(|r| corrupt(page.number, range.start, "row layout", r))?;
         if rl.var_count + 1 > self.offsets.len() {
             self.offsets.resize(rl.var_count + 1, 0);
         }
-        var_offsets(row, &rl, &mut self.offsets).map_err(|r| corrupt(page.number, range.start, "variable offsets", r))?;
+        var_offsets(row, &rl, &mut self.offsets)
+            .map_err(|r| corrupt(page.number, range.start, "variable offsets", r))?;
         let ctx = DecodeCtx {
             src: &*self.source.src,
             layout: version.layout(),
@@ -166,7 +178,11 @@ impl TableScan {
                 continue;
             }
             let bytes = if col.is_fixed() {
-                let len = col.jet_type.fixed_size().filter(|_| !col.is_calculated()).unwrap_or(usize::from(col.length));
+                let len = col
+                    .jet_type
+                    .fixed_size()
+                    .filter(|_| !col.is_calculated())
+                    .unwrap_or(usize::from(col.length));
                 let start = rl.fixed_start + usize::from(col.fixed_offset);
                 match admit(start, len, rl.data_end) {
                     Some(r) => &row[r],
@@ -195,7 +211,9 @@ impl TableScan {
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
         let mut rows = 0;
         while rows < self.batch_size && self.remaining > 0 {
-            let Some((page, range)) = self.next_row()? else { break };
+            let Some((page, range)) = self.next_row()? else {
+                break;
+            };
             self.decode_row(&page, range)?;
             rows += 1;
             self.remaining -= 1;
@@ -205,7 +223,11 @@ impl TableScan {
         }
         let arrays = self.decoders.iter_mut().map(|d| d.finish()).collect();
         let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(rows));
-        Ok(Some(RecordBatch::try_new_with_options(self.schema.clone(), arrays, &opts)?))
+        Ok(Some(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            arrays,
+            &opts,
+        )?))
     }
 }
 

@@ -164,11 +164,20 @@ pub fn read_chain(src: &dyn PageSource, first: u32) -> Result<Vec<u8>, FormatErr
     let mut page = first;
     loop {
         if !seen.insert(page) {
-            return Err(crate::error::corrupt(page, 4, "TDEF chain loops", jet_kernels::Refusal::Budget));
+            return Err(crate::error::corrupt(
+                page,
+                4,
+                "TDEF chain loops",
+                jet_kernels::Refusal::Budget,
+            ));
         }
         let p = src.read_page(page)?;
         if p[0] != page_type::TDEF {
-            return Err(FormatError::PageType { page, expected: "table definition", found: p[0] });
+            return Err(FormatError::PageType {
+                page,
+                expected: "table definition",
+                found: p[0],
+            });
         }
         let next = u32_at(&p, 4).unwrap_or(0);
         if out.is_empty() {
@@ -195,7 +204,11 @@ impl<'a> Cursor<'a> {
         SchemaError::BadTdef {
             table: self.table.to_string(),
             page: self.page,
-            what: format!("{what} at TDEF offset {} (definition is {} bytes)", self.pos, self.buf.len()),
+            what: format!(
+                "{what} at TDEF offset {} (definition is {} bytes)",
+                self.pos,
+                self.buf.len()
+            ),
         }
     }
     fn take(&mut self, n: usize) -> Result<&'a [u8], SchemaError> {
@@ -209,7 +222,11 @@ impl<'a> Cursor<'a> {
     }
 }
 
-fn read_name(c: &mut Cursor<'_>, layout: &Layout, encoding: &'static Encoding) -> Result<String, SchemaError> {
+fn read_name(
+    c: &mut Cursor<'_>,
+    layout: &Layout,
+    encoding: &'static Encoding,
+) -> Result<String, SchemaError> {
     let len = if layout.name_len_size == 1 {
         usize::from(c.take(1)?[0])
     } else {
@@ -237,7 +254,11 @@ pub fn parse(
     encoding: &'static Encoding,
 ) -> Result<TableDef, SchemaError> {
     let l = version.layout();
-    let bad = |what: &str| SchemaError::BadTdef { table: table.to_string(), page, what: what.to_string() };
+    let bad = |what: &str| SchemaError::BadTdef {
+        table: table.to_string(),
+        page,
+        what: what.to_string(),
+    };
     let u16f = |o: usize| u16_at(buf, o).ok_or_else(|| bad("header ends early"));
     let u32f = |o: usize| u32_at(buf, o).ok_or_else(|| bad("header ends early"));
     let stated_rows = u32f(l.tdef_num_rows)?;
@@ -255,7 +276,12 @@ pub fn parse(
     if num_idx.saturating_mul(20) > buf.len() || num_real_idx.saturating_mul(20) > buf.len() {
         return Err(bad("index count larger than the definition"));
     }
-    let mut c = Cursor { buf, pos: l.tdef_block_end, table, page };
+    let mut c = Cursor {
+        buf,
+        pos: l.tdef_block_end,
+        table,
+        page,
+    };
     c.take(num_real_idx * l.real_idx_count_entry)?;
     let mut columns = Vec::with_capacity(num_cols);
     for _ in 0..num_cols {
@@ -287,13 +313,22 @@ pub fn parse(
         for k in 0..10 {
             let col = u16::from_le_bytes([d[3 * k], d[3 * k + 1]]);
             if col != 0xFFFF {
-                let dir = if d[3 * k + 2] == 0x01 { Direction::Ascending } else { Direction::Descending };
+                let dir = if d[3 * k + 2] == 0x01 {
+                    Direction::Ascending
+                } else {
+                    Direction::Descending
+                };
                 key.push((col, dir));
             }
         }
         let usage_map = u32::from_le_bytes([d[30], d[31], d[32], d[33]]);
         let root_page = u32::from_le_bytes([d[34], d[35], d[36], d[37]]);
-        real_indexes.push(RealIndex { key, usage_map, root_page, flags: d[38] });
+        real_indexes.push(RealIndex {
+            key,
+            usage_map,
+            root_page,
+            flags: d[38],
+        });
     }
     let mut indexes = Vec::with_capacity(num_idx);
     for _ in 0..num_idx {

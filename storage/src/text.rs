@@ -30,7 +30,9 @@ pub fn decode_ucs2(bytes: &[u8], out: &mut String) {
 
 fn push_utf16le(bytes: &[u8], out: &mut String) {
     // fast path: all code units below 0x80 (ASCII)
-    let units = bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
+    let units = bytes
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]));
     out.reserve(bytes.len() / 2);
     for ch in char::decode_utf16(units) {
         out.push(ch.unwrap_or(char::REPLACEMENT_CHARACTER));
@@ -80,7 +82,11 @@ mod tests {
     #[test]
     fn codepages() {
         let mut s = String::new();
-        decode_codepage(&[b'U', b'm', b's', 0xE4, b't', b'z', b'e'], encoding_for_code_page(1252), &mut s);
+        decode_codepage(
+            &[b'U', b'm', b's', 0xE4, b't', b'z', b'e'],
+            encoding_for_code_page(1252),
+            &mut s,
+        );
         assert_eq!(s, "Umsätze");
         assert_eq!(encoding_for_code_page(1251).name(), "windows-1251");
         assert_eq!(encoding_for_code_page(0).name(), "windows-1252");

@@ -132,7 +132,9 @@ impl JetType {
             JetType::Currency => DataType::Decimal128(19, 4),
             JetType::Single => DataType::Float32,
             JetType::Double => DataType::Float64,
-            JetType::DateTime | JetType::ExtDateTime => DataType::Timestamp(TimeUnit::Microsecond, None),
+            JetType::DateTime | JetType::ExtDateTime => {
+                DataType::Timestamp(TimeUnit::Microsecond, None)
+            }
             JetType::Numeric => {
                 let p = precision.clamp(1, 38);
                 let s = scale.min(p);

@@ -17,7 +17,11 @@ pub const MAP_REFERENCE: u8 = 0x01;
 
 /// Reads the usage map whose row pointer is `pointer` and returns its
 /// member pages in increasing order, clipped to the pages of the file.
-pub fn read_pages(src: &dyn PageSource, layout: &Layout, pointer: u32) -> Result<Vec<u32>, FormatError> {
+pub fn read_pages(
+    src: &dyn PageSource,
+    layout: &Layout,
+    pointer: u32,
+) -> Result<Vec<u32>, FormatError> {
     let (page, row) = unpack_row_pointer(pointer);
     let dp = DataPage::read(src, layout, page)?;
     let map = dp.row(usize::from(row))?;
@@ -25,7 +29,8 @@ pub fn read_pages(src: &dyn PageSource, layout: &Layout, pointer: u32) -> Result
     let mut out = Vec::new();
     match map.first() {
         Some(&MAP_INLINE) => {
-            let start = u32_at(map, 1).ok_or_else(|| corrupt(page, 0, "usage map start", Refusal::OutOfBounds))?;
+            let start = u32_at(map, 1)
+                .ok_or_else(|| corrupt(page, 0, "usage map start", Refusal::OutOfBounds))?;
             let bits = &map[5.min(map.len())..];
             let mut from = 0;
             while let Some(b) = next_set_bit(bits, from) {
@@ -45,7 +50,11 @@ pub fn read_pages(src: &dyn PageSource, layout: &Layout, pointer: u32) -> Result
                 }
                 let bm = src.read_page(mp)?;
                 if bm[0] != page_type::USAGE_MAP {
-                    return Err(FormatError::PageType { page: mp, expected: "usage map", found: bm[0] });
+                    return Err(FormatError::PageType {
+                        page: mp,
+                        expected: "usage map",
+                        found: bm[0],
+                    });
                 }
                 let bits = &bm[4..];
                 let mut from = 0;
@@ -61,7 +70,11 @@ pub fn read_pages(src: &dyn PageSource, layout: &Layout, pointer: u32) -> Result
             out.dedup();
         }
         Some(&t) => {
-            return Err(FormatError::PageType { page, expected: "usage map (type 0 or 1)", found: t });
+            return Err(FormatError::PageType {
+                page,
+                expected: "usage map (type 0 or 1)",
+                found: t,
+            });
         }
         None => return Err(corrupt(page, 0, "empty usage map", Refusal::EmptyRow)),
     }

@@ -15,7 +15,8 @@ pub fn access_date_to_micros(v: f64) -> Option<i64> {
     }
     let days = v.trunc();
     let frac = (v - days).abs();
-    let ms = (days * MS_PER_DAY) as i64 + (frac * MS_PER_DAY).round() as i64 - ACCESS_EPOCH_DAYS * 86_400_000;
+    let ms = (days * MS_PER_DAY) as i64 + (frac * MS_PER_DAY).round() as i64
+        - ACCESS_EPOCH_DAYS * 86_400_000;
     ms.checked_mul(1000)
 }
 
@@ -46,7 +47,22 @@ pub fn format_guid(b: &[u8], out: &mut String) {
     let _ = write!(
         out,
         "{{{:02X}{:02X}{:02X}{:02X}-{:02X}{:02X}-{:02X}{:02X}-{:02X}{:02X}-{:02X}{:02X}{:02X}{:02X}{:02X}{:02X}}}",
-        b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]
+        b[3],
+        b[2],
+        b[1],
+        b[0],
+        b[5],
+        b[4],
+        b[7],
+        b[6],
+        b[8],
+        b[9],
+        b[10],
+        b[11],
+        b[12],
+        b[13],
+        b[14],
+        b[15]
     );
 }
 
@@ -76,7 +92,9 @@ pub fn ext_datetime_to_micros(b: &[u8]) -> Option<i64> {
     let secs = ascii_number(&b[20..32])?;
     let ticks = ascii_number(&b[32..39])?;
     let day_micros = (days - EXT_EPOCH_DAYS).checked_mul(86_400_000_000)?;
-    day_micros.checked_add(secs.checked_mul(1_000_000)?)?.checked_add(ticks / 10)
+    day_micros
+        .checked_add(secs.checked_mul(1_000_000)?)?
+        .checked_add(ticks / 10)
 }
 
 /// Offset of the data length in a calculated value's wrapper.
@@ -132,7 +150,10 @@ mod tests {
         assert_eq!(access_date_to_micros(25569.0), Some(0));
         assert_eq!(access_date_to_micros(0.0), Some(-25569 * 86_400_000_000));
         // 1899-12-29 06:00 is -1.25
-        assert_eq!(access_date_to_micros(-1.25), Some((-25570 * 86_400_000 + 6 * 3_600_000) * 1000));
+        assert_eq!(
+            access_date_to_micros(-1.25),
+            Some((-25570 * 86_400_000 + 6 * 3_600_000) * 1000)
+        );
         assert_eq!(access_date_to_micros(f64::NAN), None);
     }
 
