@@ -49,6 +49,8 @@ pub struct CatalogEntry {
     pub kind: ObjectKind,
     /// Flags.
     pub flags: u32,
+    /// The object's property blob (`LvProp`), empty when it has none.
+    pub props: Vec<u8>,
 }
 
 impl CatalogEntry {

@@ -11,7 +11,8 @@ use crate::page::{
 use crate::scan::{ScanOptions, ScanSource, TableScan};
 use crate::tdef::{self, TableDef};
 use crate::text;
-use arrow_array::{Array, Int16Array, Int32Array, StringArray};
+use crate::props::PropertyMaps;
+use arrow_array::{Array, BinaryArray, Int16Array, Int32Array, StringArray};
 use arrow_schema::{Field, Schema, SchemaRef};
 use encoding_rs::Encoding;
 use jet_kernels::bytes::{u16_at, u32_at};
@@ -287,15 +288,22 @@ impl Database {
             }
             _ => return Err(SchemaError::NoSuchTable(name.to_string()).into()),
         }
-        Table::load(&self.inner.source, &entry.name, entry.tdef_page())
+        Table::load(&self.inner.source, &entry.name, entry.tdef_page(), &entry.props)
             .map_err(|e| e.in_table(&entry.name))
     }
 }
 
 impl Table {
-    fn load(source: &Arc<ScanSource>, name: &str, page: u32) -> Result<Table> {
+    fn load(source: &Arc<ScanSource>, name: &str, page: u32, props: &[u8]) -> Result<Table> {
         let chain = tdef::read_chain(&*source.src, page)?;
-        let def = tdef::parse(source.version, page, &chain, name, source.encoding)?;
+        let mut def = tdef::parse(source.version, page, &chain, name, source.encoding)?;
+        let props = PropertyMaps::parse(props, !source.version.is_jet3(), source.encoding);
+        for c in def.columns.iter_mut().filter(|c| c.is_calculated()) {
+            // a calculated column's real type is its ResultType property
+            if let Some(t) = props.get(&c.name, "ResultType").and_then(|p| p.value.first()) {
+                c.jet_type = crate::types::JetType::from_byte(*t);
+            }
+        }
         let fields: Vec<Field> = def.columns.iter().map(field_for).collect();
         Ok(Table {
             source: source.clone(),
@@ -372,14 +380,14 @@ pub fn field_for(c: &tdef::Column) -> Field {
     let nullable = c.jet_type != crate::types::JetType::Boolean || c.is_calculated();
     Field::new(
         &c.name,
-        c.jet_type.arrow_type(c.precision, c.scale),
+        c.arrow_type(),
         nullable,
     )
     .with_metadata(md)
 }
 
 fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
-    let t = Table::load(source, "MSysObjects", MSYS_OBJECTS_PAGE)
+    let t = Table::load(source, "MSysObjects", MSYS_OBJECTS_PAGE, &[])
         .map_err(|e| e.in_table("MSysObjects"))?;
     let col = |name: &str| {
         t.def
@@ -400,7 +408,7 @@ fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
         need("Type")?,
         need("Flags")?,
     ];
-    let opt = [col("Database"), col("ForeignName"), col("Connect")];
+    let opt = [col("Database"), col("ForeignName"), col("Connect"), col("LvProp")];
     let mut proj: Vec<usize> = want.to_vec();
     proj.extend(opt.iter().flatten());
     let scan = t.scan(ScanOptions {
@@ -438,6 +446,7 @@ fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
         let database = text_col(opt[0].is_some());
         let foreign = text_col(opt[1].is_some());
         let connect = text_col(opt[2].is_some());
+        let lvprop = if opt[3].is_some() { b.column(k).as_any().downcast_ref::<BinaryArray>().cloned() } else { None };
         let get = |a: &Option<StringArray>, i: usize| -> String {
             a.as_ref()
                 .filter(|a| !a.is_null(i))
@@ -476,6 +485,7 @@ fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
                 } else {
                     flags.value(i) as u32
                 },
+                props: lvprop.as_ref().filter(|a| !a.is_null(i)).map(|a| a.value(i).to_vec()).unwrap_or_default(),
             });
         }
     }

@@ -37,6 +37,7 @@ enum Builder {
     F32(Float32Builder),
     F64(Float64Builder),
     Dec(Decimal128Builder),
+    Dec256(Decimal256Builder),
     Ts(TimestampMicrosecondBuilder),
     Str(StringBuilder),
     Bin(BinaryBuilder),
@@ -56,7 +57,7 @@ impl ColumnDecoder {
     /// A decoder for `col` with room for `capacity` values; `encoding` decodes
     /// Jet3 text.
     pub fn new(col: &Column, capacity: usize, encoding: &'static Encoding) -> ColumnDecoder {
-        let data_type = col.jet_type.arrow_type(col.precision, col.scale);
+        let data_type = col.arrow_type();
         let builder = match &data_type {
             DataType::Boolean => Builder::Bool(BooleanBuilder::with_capacity(capacity)),
             DataType::UInt8 => Builder::U8(UInt8Builder::with_capacity(capacity)),
@@ -66,6 +67,7 @@ impl ColumnDecoder {
             DataType::Float32 => Builder::F32(Float32Builder::with_capacity(capacity)),
             DataType::Float64 => Builder::F64(Float64Builder::with_capacity(capacity)),
             DataType::Decimal128(..) => Builder::Dec(Decimal128Builder::with_capacity(capacity)),
+            DataType::Decimal256(..) => Builder::Dec256(Decimal256Builder::with_capacity(capacity)),
             DataType::Timestamp(..) => {
                 Builder::Ts(TimestampMicrosecondBuilder::with_capacity(capacity))
             }
@@ -103,6 +105,7 @@ impl ColumnDecoder {
             Builder::F32(b) => b.append_null(),
             Builder::F64(b) => b.append_null(),
             Builder::Dec(b) => b.append_null(),
+            Builder::Dec256(b) => b.append_null(),
             Builder::Ts(b) => b.append_null(),
             Builder::Str(b) => b.append_null(),
             Builder::Bin(b) => b.append_null(),
@@ -125,7 +128,11 @@ impl ColumnDecoder {
             column: name.clone(),
             what,
         };
-        let raw = if self.col.is_calculated() {
+        // A calculated value is wrapped (header, length, data); for long
+        // values the wrapper is inside the LVAL bytes, so it is removed after
+        // reading them.
+        let long = self.col.jet_type.is_long_value();
+        let raw = if self.col.is_calculated() && !long {
             values::unwrap_calculated(raw)
         } else {
             raw
@@ -192,22 +199,14 @@ impl ColumnDecoder {
             (Builder::Dec(b), JetType::Currency) => b.append_value(i128::from(i64::from_le_bytes(
                 fixed!(8, "Currency value shorter than 8 bytes"),
             ))),
-            (Builder::Dec(b), _) => {
-                let v = if self.col.is_calculated() {
-                    let scale = if let DataType::Decimal128(_, s) = self.data_type {
-                        s.max(0) as u8
-                    } else {
-                        0
-                    };
-                    values::calculated_numeric(raw, scale)
-                } else {
-                    values::numeric_to_i128(raw)
-                };
-                match v {
-                    Some(v) => b.append_value(v),
-                    None => return Err(short("Numeric value malformed or wider than 128 bits")),
-                }
-            }
+            (Builder::Dec(b), _) => match values::numeric_to_i128(raw) {
+                Some(v) => b.append_value(v),
+                None => return Err(short("Numeric value malformed or wider than 128 bits")),
+            },
+            (Builder::Dec256(b), _) => match values::calculated_numeric(raw) {
+                Some(v) => b.append_value(v),
+                None => return Err(short("calculated Numeric value malformed")),
+            },
             (Builder::Ts(b), JetType::ExtDateTime) => match values::ext_datetime_to_micros(raw) {
                 Some(v) => b.append_value(v),
                 None => b.append_null(),
@@ -227,23 +226,13 @@ impl ColumnDecoder {
             }
             (Builder::Str(b), JetType::Memo) => {
                 self.bytes.clear();
-                if self.col.is_calculated() {
-                    self.bytes.extend_from_slice(raw);
-                } else {
-                    crate::lval::read_long_value(
-                        ctx.src,
-                        ctx.layout,
-                        raw,
-                        ctx.page,
-                        ctx.row_offset,
-                        &mut self.bytes,
-                    )?;
-                }
+                crate::lval::read_long_value(ctx.src, ctx.layout, raw, ctx.page, ctx.row_offset, &mut self.bytes)?;
+                let value: &[u8] = if self.col.is_calculated() { values::unwrap_calculated(&self.bytes) } else { &self.bytes };
                 self.scratch.clear();
                 if ctx.unicode {
-                    text::decode_ucs2(&self.bytes, &mut self.scratch);
+                    text::decode_ucs2(value, &mut self.scratch);
                 } else {
-                    text::decode_codepage(&self.bytes, self.encoding, &mut self.scratch);
+                    text::decode_codepage(value, self.encoding, &mut self.scratch);
                 }
                 b.append_value(&self.scratch);
             }
@@ -283,10 +272,8 @@ impl ColumnDecoder {
             Builder::I64(b) => Arc::new(b.finish()),
             Builder::F32(b) => Arc::new(b.finish()),
             Builder::F64(b) => Arc::new(b.finish()),
-            Builder::Dec(b) => {
-                let a = b.finish();
-                Arc::new(a.with_data_type(self.data_type.clone()))
-            }
+            Builder::Dec(b) => Arc::new(b.finish().with_data_type(self.data_type.clone())),
+            Builder::Dec256(b) => Arc::new(b.finish().with_data_type(self.data_type.clone())),
             Builder::Ts(b) => Arc::new(b.finish()),
             Builder::Str(b) => Arc::new(b.finish()),
             Builder::Bin(b) => Arc::new(b.finish()),

@@ -30,6 +30,7 @@ pub mod error;
 pub mod format;
 pub mod lval;
 pub mod page;
+pub mod props;
 pub mod scan;
 pub mod tdef;
 pub mod text;

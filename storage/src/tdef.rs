@@ -70,6 +70,19 @@ impl Column {
     pub fn is_calculated(&self) -> bool {
         self.ext_flags & EXT_CALCULATED != 0
     }
+
+    /// The Arrow type of this column's values: [`JetType::arrow_type`],
+    /// except that calculated Numeric columns, whose values each carry their
+    /// own scale, are `Decimal256(57, 28)` so that every value fits exactly.
+    pub fn arrow_type(&self) -> arrow_schema::DataType {
+        if self.is_calculated() && self.jet_type == JetType::Numeric {
+            return arrow_schema::DataType::Decimal256(
+                crate::values::CALC_NUMERIC_PRECISION,
+                crate::values::CALC_NUMERIC_SCALE,
+            );
+        }
+        self.jet_type.arrow_type(self.precision, self.scale)
+    }
 }
 
 /// Sort direction of an index key column.

@@ -115,30 +115,44 @@ pub fn unwrap_calculated(b: &[u8]) -> &[u8] {
     &data[..len.min(data.len())]
 }
 
+/// Scale of the Arrow type of calculated Numeric columns (each value
+/// carries its own scale, at most 28).
+pub const CALC_NUMERIC_SCALE: i8 = 28;
+/// Precision of the Arrow type of calculated Numeric columns: 29 integer
+/// digits (Access's widest) plus [`CALC_NUMERIC_SCALE`] fractional ones.
+pub const CALC_NUMERIC_PRECISION: u8 = 57;
+
 /// Decodes a calculated Numeric: 2-byte length, scale byte, sign byte, then
-/// up to 16 bytes in the Numeric word order. Returns the value scaled to
-/// `target_scale`, or `None` when it does not fit.
-pub fn calculated_numeric(b: &[u8], target_scale: u8) -> Option<i128> {
+/// 32-bit little-endian words: the most significant first, the rest from
+/// least to most significant (established from
+/// `calcFieldTestV2010.accdb`, whose expected values Jackcess records).
+/// Returns the value rescaled to [`CALC_NUMERIC_SCALE`]; `None` when the
+/// value's own scale exceeds it.
+pub fn calculated_numeric(b: &[u8]) -> Option<arrow_buffer::i256> {
+    use arrow_buffer::i256;
     if b.len() < 4 {
         return None;
     }
-    let scale = b[2];
+    let scale = i8::try_from(b[2]).ok().filter(|s| *s <= CALC_NUMERIC_SCALE)?;
     let neg = b[3] != 0;
     let digits = &b[4..];
-    let n = (digits.len() / 4 * 4).min(16);
-    let mut mag: u128 = 0;
-    for w in 0..n / 4 {
-        let o = 4 * w;
-        let word = u32::from_le_bytes([digits[o], digits[o + 1], digits[o + 2], digits[o + 3]]);
-        mag = mag.checked_shl(32)? | u128::from(word);
+    let words: Vec<u32> = digits
+        .chunks_exact(4)
+        .take(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut order: Vec<u32> = Vec::with_capacity(words.len());
+    if let Some((first, rest)) = words.split_first() {
+        order.push(*first);
+        order.extend(rest.iter().rev());
     }
-    let mut v = i128::try_from(mag).ok()?;
-    if target_scale >= scale {
-        v = v.checked_mul(10i128.checked_pow(u32::from(target_scale - scale))?)?;
-    } else {
-        v /= 10i128.checked_pow(u32::from(scale - target_scale))?;
+    let mut v = i256::ZERO;
+    for w in order {
+        v = v.checked_mul(i256::from_i128(1i128 << 32))?.checked_add(i256::from_i128(i128::from(w)))?;
     }
-    Some(if neg { -v } else { v })
+    let factor = i256::from_i128(10).checked_pow(u32::try_from(CALC_NUMERIC_SCALE - scale).ok()?)?;
+    v = v.checked_mul(factor)?;
+    Some(if neg { v.checked_neg()? } else { v })
 }
 
 #[cfg(test)]
