@@ -128,6 +128,47 @@ impl SlotTable {
         }
         Ok((start, end))
     }
+
+    /// Fills `scratch[..count]` with the raw slot values sorted by offset,
+    /// for [`SlotTable::row_bounds_sorted`]. Refuses a scratch buffer shorter
+    /// than the table ([`Refusal::BadCount`]).
+    pub fn sort_slots(&self, page: &[u8], scratch: &mut [u16]) -> Result<(), Refusal> {
+        let dst = scratch.get_mut(..self.count).ok_or(Refusal::BadCount)?;
+        for (i, d) in dst.iter_mut().enumerate() {
+            *d = self.raw(page, i).ok_or(Refusal::BadCount)?;
+        }
+        dst.sort_unstable_by_key(|v| v & OFFSET_MASK);
+        Ok(())
+    }
+
+    /// The same decision as [`SlotTable::row_bounds`], in `O(log n)`, given
+    /// `sorted` as filled by [`SlotTable::sort_slots`] for this page.
+    pub fn row_bounds_sorted(&self, page: &[u8], sorted: &[u16], index: usize) -> Result<(usize, usize), Refusal> {
+        let me = self.slot(page, index).ok_or(Refusal::BadCount)?;
+        let sorted = sorted.get(..self.count).ok_or(Refusal::BadCount)?;
+        let start = usize::from(me.offset);
+        let limit = self.page_size.min(page.len());
+        if start < self.header_end() {
+            return Err(Refusal::SlotInHeader);
+        }
+        if start >= limit {
+            return Err(Refusal::OutOfBounds);
+        }
+        let lo = sorted.partition_point(|v| (v & OFFSET_MASK) < me.offset);
+        let hi = sorted.partition_point(|v| (v & OFFSET_MASK) <= me.offset);
+        if !me.deleted {
+            let same = sorted.get(lo..hi).ok_or(Refusal::BadCount)?;
+            let live = same.iter().filter(|v| *v & DELETED_FLAG == 0).count();
+            if live > 1 {
+                return Err(Refusal::Overlap);
+            }
+        }
+        let end = match sorted.get(hi) {
+            Some(v) => usize::from(v & OFFSET_MASK).min(limit),
+            None => limit,
+        };
+        Ok((start, end))
+    }
 }
 
 /// Packs a row pointer: a 24-bit page number and an 8-bit row number as
@@ -269,6 +310,17 @@ mod tests {
             let p = build(ts, &raws, page);
             if let Some(t) = SlotTable::admit(ts, raws.len(), page) {
                 prop_assert_eq!(t.row_bounds(&p, idx), oracle_bounds(&raws, idx, ts, page));
+            }
+        }
+
+        #[test]
+        fn sorted_bounds_match(raws in proptest::collection::vec(any::<u16>(), 0..40), ts in 0usize..16, idx in 0usize..42, page in 16usize..4097) {
+            let p = build(ts, &raws, page);
+            if let Some(t) = SlotTable::admit(ts, raws.len(), page) {
+                let mut scratch = std::vec![0u16; raws.len()];
+                t.sort_slots(&p, &mut scratch).unwrap();
+                prop_assert_eq!(t.row_bounds_sorted(&p, &scratch, idx), t.row_bounds(&p, idx));
+                prop_assert_eq!(t.row_bounds_sorted(&p, &scratch, idx), oracle_bounds(&raws, idx, ts, page));
             }
         }
 

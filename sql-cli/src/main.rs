@@ -37,6 +37,17 @@ enum Cmd {
         /// Table name.
         table: String,
     },
+    /// Decode every column of a table to Arrow and print the row count (a
+    /// full-scan benchmark without output cost).
+    Scan {
+        /// Database file.
+        file: PathBuf,
+        /// Table name.
+        table: String,
+        /// Use the memory-mapped page backend.
+        #[arg(long)]
+        mmap: bool,
+    },
     /// Write a table's rows to standard output.
     Cat {
         /// Database file.
@@ -92,6 +103,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Cmd::Describe { file, table } => {
             let db = Database::open(&file, OpenOptions::default())?;
             let t = db.table(&table)?;
+            writeln!(out, "# TDEF page {}, {} rows stated", t.def().page, t.def().stated_rows)?;
             for (c, f) in t.def().columns.iter().zip(t.schema().fields()) {
                 writeln!(
                     out,
@@ -116,6 +128,18 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     i.name, i.kind, i.real_index
                 )?;
             }
+        }
+        Cmd::Scan { file, table, mmap } => {
+            let backend = if mmap { jet_storage::Backend::Mmap } else { jet_storage::Backend::File };
+            let db = Database::open(&file, OpenOptions { backend, ..Default::default() })?;
+            let t = db.table(&table)?;
+            let start = std::time::Instant::now();
+            let mut rows = 0usize;
+            for b in t.scan(ScanOptions::default())? {
+                rows += b?.num_rows();
+            }
+            let secs = start.elapsed().as_secs_f64();
+            writeln!(out, "{rows} rows in {secs:.3} s ({:.0} rows/s), {} page reads", rows as f64 / secs, db.pages_read())?;
         }
         Cmd::Cat {
             file,

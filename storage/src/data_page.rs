@@ -20,6 +20,8 @@ pub struct DataPage {
     /// Page bytes.
     pub bytes: Page,
     slots: SlotTable,
+    /// Raw slots sorted by offset: row extents in O(log n).
+    sorted: std::sync::Arc<[u16]>,
 }
 
 impl DataPage {
@@ -50,11 +52,11 @@ impl DataPage {
                     Refusal::BadCount,
                 )
             })?;
-        Ok(DataPage {
-            number: n,
-            bytes,
-            slots,
-        })
+        let mut sorted = vec![0u16; slots.count];
+        slots
+            .sort_slots(&bytes, &mut sorted)
+            .map_err(|r| corrupt(n, layout.data_row_count, "row slot table", r))?;
+        Ok(DataPage { number: n, bytes, slots, sorted: sorted.into() })
     }
 
     /// The TDEF page that owns this page (or the bytes `LVAL` for long values).
@@ -75,7 +77,7 @@ impl DataPage {
     /// Extent of row `i` in the page, as the kernel admits it.
     pub fn row_range(&self, i: usize) -> Result<Range<usize>, FormatError> {
         self.slots
-            .row_bounds(&self.bytes, i)
+            .row_bounds_sorted(&self.bytes, &self.sorted, i)
             .map(|(s, e)| s..e)
             .map_err(|r| corrupt(self.number, self.slots.table_start + 2 * i, "row slot", r))
     }
