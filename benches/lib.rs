@@ -22,8 +22,18 @@ pub struct Dataset {
 
 /// The data sets: a Jet3 and a Jet4 table, each near a million rows.
 pub const DATASETS: &[Dataset] = &[
-    Dataset { name: "jet3_order_details", source: "mdbtools/nwind.mdb", table: "Order Details", copies: 400 },
-    Dataset { name: "jet4_comp_index", source: "jackcess/V2000/compIndexTestV2000.mdb", table: "Table1", copies: 1500 },
+    Dataset {
+        name: "jet3_order_details",
+        source: "mdbtools/nwind.mdb",
+        table: "Order Details",
+        copies: 400,
+    },
+    Dataset {
+        name: "jet4_comp_index",
+        source: "jackcess/V2000/compIndexTestV2000.mdb",
+        table: "Table1",
+        copies: 1500,
+    },
 ];
 
 /// Root of the shared folder beside the workspace.
@@ -33,11 +43,16 @@ pub fn shared_dir() -> PathBuf {
 
 /// Path of the inflated file for `d`, generating it if missing.
 pub fn ensure(d: &Dataset) -> std::io::Result<PathBuf> {
-    let corpus = std::env::var_os("JET_CORPUS").map(PathBuf::from).unwrap_or_else(|| shared_dir().join("corpus"));
+    let corpus = std::env::var_os("JET_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| shared_dir().join("corpus"));
     let src = corpus.join(d.source);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-data");
     std::fs::create_dir_all(&dir)?;
-    let ext = Path::new(d.source).extension().and_then(|e| e.to_str()).unwrap_or("mdb");
+    let ext = Path::new(d.source)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("mdb");
     let dst = dir.join(format!("{}.{ext}", d.name));
     if dst.exists() {
         return Ok(dst);
@@ -52,7 +67,10 @@ pub fn ensure(d: &Dataset) -> std::io::Result<PathBuf> {
         .arg(d.copies.to_string())
         .status()?;
     if !status.success() {
-        return Err(std::io::Error::other(format!("inflate_table.py failed for {}", d.name)));
+        return Err(std::io::Error::other(format!(
+            "inflate_table.py failed for {}",
+            d.name
+        )));
     }
     Ok(dst)
 }

@@ -143,7 +143,12 @@ impl SlotTable {
 
     /// The same decision as [`SlotTable::row_bounds`], in `O(log n)`, given
     /// `sorted` as filled by [`SlotTable::sort_slots`] for this page.
-    pub fn row_bounds_sorted(&self, page: &[u8], sorted: &[u16], index: usize) -> Result<(usize, usize), Refusal> {
+    pub fn row_bounds_sorted(
+        &self,
+        page: &[u8],
+        sorted: &[u16],
+        index: usize,
+    ) -> Result<(usize, usize), Refusal> {
         let me = self.slot(page, index).ok_or(Refusal::BadCount)?;
         let sorted = sorted.get(..self.count).ok_or(Refusal::BadCount)?;
         let start = usize::from(me.offset);

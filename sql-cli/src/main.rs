@@ -103,7 +103,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Cmd::Describe { file, table } => {
             let db = Database::open(&file, OpenOptions::default())?;
             let t = db.table(&table)?;
-            writeln!(out, "# TDEF page {}, {} rows stated", t.def().page, t.def().stated_rows)?;
+            writeln!(
+                out,
+                "# TDEF page {}, {} rows stated",
+                t.def().page,
+                t.def().stated_rows
+            )?;
             for (c, f) in t.def().columns.iter().zip(t.schema().fields()) {
                 writeln!(
                     out,
@@ -130,8 +135,18 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         Cmd::Scan { file, table, mmap } => {
-            let backend = if mmap { jet_storage::Backend::Mmap } else { jet_storage::Backend::File };
-            let db = Database::open(&file, OpenOptions { backend, ..Default::default() })?;
+            let backend = if mmap {
+                jet_storage::Backend::Mmap
+            } else {
+                jet_storage::Backend::File
+            };
+            let db = Database::open(
+                &file,
+                OpenOptions {
+                    backend,
+                    ..Default::default()
+                },
+            )?;
             let t = db.table(&table)?;
             let start = std::time::Instant::now();
             let mut rows = 0usize;
@@ -139,7 +154,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 rows += b?.num_rows();
             }
             let secs = start.elapsed().as_secs_f64();
-            writeln!(out, "{rows} rows in {secs:.3} s ({:.0} rows/s), {} page reads", rows as f64 / secs, db.pages_read())?;
+            writeln!(
+                out,
+                "{rows} rows in {secs:.3} s ({:.0} rows/s), {} page reads",
+                rows as f64 / secs,
+                db.pages_read()
+            )?;
         }
         Cmd::Cat {
             file,

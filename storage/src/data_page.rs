@@ -56,7 +56,12 @@ impl DataPage {
         slots
             .sort_slots(&bytes, &mut sorted)
             .map_err(|r| corrupt(n, layout.data_row_count, "row slot table", r))?;
-        Ok(DataPage { number: n, bytes, slots, sorted: sorted.into() })
+        Ok(DataPage {
+            number: n,
+            bytes,
+            slots,
+            sorted: sorted.into(),
+        })
     }
 
     /// The TDEF page that owns this page (or the bytes `LVAL` for long values).

@@ -8,10 +8,10 @@ use crate::format::{JetVersion, header};
 use crate::page::{
     FilePageSource, MemPageSource, MmapPageSource, PageSource, Rc4PageSource, rc4_apply,
 };
+use crate::props::PropertyMaps;
 use crate::scan::{ScanOptions, ScanSource, TableScan};
 use crate::tdef::{self, TableDef};
 use crate::text;
-use crate::props::PropertyMaps;
 use arrow_array::{Array, BinaryArray, Int16Array, Int32Array, StringArray};
 use arrow_schema::{Field, Schema, SchemaRef};
 use encoding_rs::Encoding;
@@ -288,8 +288,13 @@ impl Database {
             }
             _ => return Err(SchemaError::NoSuchTable(name.to_string()).into()),
         }
-        Table::load(&self.inner.source, &entry.name, entry.tdef_page(), &entry.props)
-            .map_err(|e| e.in_table(&entry.name))
+        Table::load(
+            &self.inner.source,
+            &entry.name,
+            entry.tdef_page(),
+            &entry.props,
+        )
+        .map_err(|e| e.in_table(&entry.name))
     }
 }
 
@@ -300,7 +305,10 @@ impl Table {
         let props = PropertyMaps::parse(props, !source.version.is_jet3(), source.encoding);
         for c in def.columns.iter_mut().filter(|c| c.is_calculated()) {
             // a calculated column's real type is its ResultType property
-            if let Some(t) = props.get(&c.name, "ResultType").and_then(|p| p.value.first()) {
+            if let Some(t) = props
+                .get(&c.name, "ResultType")
+                .and_then(|p| p.value.first())
+            {
                 c.jet_type = crate::types::JetType::from_byte(*t);
             }
         }
@@ -378,12 +386,7 @@ pub fn field_for(c: &tdef::Column) -> Field {
         md.insert("jet.hyperlink".to_string(), "true".to_string());
     }
     let nullable = c.jet_type != crate::types::JetType::Boolean || c.is_calculated();
-    Field::new(
-        &c.name,
-        c.arrow_type(),
-        nullable,
-    )
-    .with_metadata(md)
+    Field::new(&c.name, c.arrow_type(), nullable).with_metadata(md)
 }
 
 fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
@@ -408,7 +411,12 @@ fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
         need("Type")?,
         need("Flags")?,
     ];
-    let opt = [col("Database"), col("ForeignName"), col("Connect"), col("LvProp")];
+    let opt = [
+        col("Database"),
+        col("ForeignName"),
+        col("Connect"),
+        col("LvProp"),
+    ];
     let mut proj: Vec<usize> = want.to_vec();
     proj.extend(opt.iter().flatten());
     let scan = t.scan(ScanOptions {
@@ -446,7 +454,11 @@ fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
         let database = text_col(opt[0].is_some());
         let foreign = text_col(opt[1].is_some());
         let connect = text_col(opt[2].is_some());
-        let lvprop = if opt[3].is_some() { b.column(k).as_any().downcast_ref::<BinaryArray>().cloned() } else { None };
+        let lvprop = if opt[3].is_some() {
+            b.column(k).as_any().downcast_ref::<BinaryArray>().cloned()
+        } else {
+            None
+        };
         let get = |a: &Option<StringArray>, i: usize| -> String {
             a.as_ref()
                 .filter(|a| !a.is_null(i))
@@ -485,7 +497,11 @@ fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
                 } else {
                     flags.value(i) as u32
                 },
-                props: lvprop.as_ref().filter(|a| !a.is_null(i)).map(|a| a.value(i).to_vec()).unwrap_or_default(),
+                props: lvprop
+                    .as_ref()
+                    .filter(|a| !a.is_null(i))
+                    .map(|a| a.value(i).to_vec())
+                    .unwrap_or_default(),
             });
         }
     }

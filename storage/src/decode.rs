@@ -226,8 +226,19 @@ impl ColumnDecoder {
             }
             (Builder::Str(b), JetType::Memo) => {
                 self.bytes.clear();
-                crate::lval::read_long_value(ctx.src, ctx.layout, raw, ctx.page, ctx.row_offset, &mut self.bytes)?;
-                let value: &[u8] = if self.col.is_calculated() { values::unwrap_calculated(&self.bytes) } else { &self.bytes };
+                crate::lval::read_long_value(
+                    ctx.src,
+                    ctx.layout,
+                    raw,
+                    ctx.page,
+                    ctx.row_offset,
+                    &mut self.bytes,
+                )?;
+                let value: &[u8] = if self.col.is_calculated() {
+                    values::unwrap_calculated(&self.bytes)
+                } else {
+                    &self.bytes
+                };
                 self.scratch.clear();
                 if ctx.unicode {
                     text::decode_ucs2(value, &mut self.scratch);

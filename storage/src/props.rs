@@ -80,7 +80,12 @@ fn take_block(b: &[u8], pos: usize) -> Option<(usize, u16, &[u8])> {
     Some((len, ty, body))
 }
 
-fn read_name(b: &[u8], p: usize, unicode: bool, encoding: &'static Encoding) -> Option<(String, usize)> {
+fn read_name(
+    b: &[u8],
+    p: usize,
+    unicode: bool,
+    encoding: &'static Encoding,
+) -> Option<(String, usize)> {
     let len = u16_at(b, p)?;
     let raw = jet_kernels::range::slice(b, p + 2, len)?;
     let mut s = String::new();
@@ -102,7 +107,11 @@ fn parse_values(
     if name_block < 4 {
         return None;
     }
-    let map_name = if name_block > 6 { read_name(body, 4, unicode, encoding)?.0 } else { String::new() };
+    let map_name = if name_block > 6 {
+        read_name(body, 4, unicode, encoding)?.0
+    } else {
+        String::new()
+    };
     let mut p = name_block;
     let mut props = Vec::new();
     while p < body.len() {
@@ -116,7 +125,12 @@ fn parse_values(
         let size = u16_at(body, p + 6)?;
         let value = jet_kernels::range::slice(body, p + 8, size)?.to_vec();
         if let Some(name) = names.get(name_idx) {
-            props.push(Property { name: name.clone(), type_byte, ddl, value });
+            props.push(Property {
+                name: name.clone(),
+                type_byte,
+                ddl,
+                value,
+            });
         }
         p += vlen;
     }

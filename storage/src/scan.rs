@@ -3,7 +3,7 @@
 
 use crate::data_page::{DataPage, resolve_row};
 use crate::decode::{ColumnDecoder, DecodeCtx};
-use crate::error::{Error, FormatError, Result, corrupt};
+use crate::error::{FormatError, Result, corrupt};
 use crate::format::JetVersion;
 use crate::page::PageSource;
 use crate::tdef::TableDef;
@@ -246,7 +246,7 @@ impl Iterator for TableScan {
             }
             Err(e) => {
                 self.done = true;
-                Some(Err(Error::from(e).in_table(&self.table)))
+                Some(Err(e.in_table(&self.table)))
             }
         }
     }

@@ -133,7 +133,9 @@ pub fn calculated_numeric(b: &[u8]) -> Option<arrow_buffer::i256> {
     if b.len() < 4 {
         return None;
     }
-    let scale = i8::try_from(b[2]).ok().filter(|s| *s <= CALC_NUMERIC_SCALE)?;
+    let scale = i8::try_from(b[2])
+        .ok()
+        .filter(|s| *s <= CALC_NUMERIC_SCALE)?;
     let neg = b[3] != 0;
     let digits = &b[4..];
     let words: Vec<u32> = digits
@@ -148,9 +150,12 @@ pub fn calculated_numeric(b: &[u8]) -> Option<arrow_buffer::i256> {
     }
     let mut v = i256::ZERO;
     for w in order {
-        v = v.checked_mul(i256::from_i128(1i128 << 32))?.checked_add(i256::from_i128(i128::from(w)))?;
+        v = v
+            .checked_mul(i256::from_i128(1i128 << 32))?
+            .checked_add(i256::from_i128(i128::from(w)))?;
     }
-    let factor = i256::from_i128(10).checked_pow(u32::try_from(CALC_NUMERIC_SCALE - scale).ok()?)?;
+    let factor =
+        i256::from_i128(10).checked_pow(u32::try_from(CALC_NUMERIC_SCALE - scale).ok()?)?;
     v = v.checked_mul(factor)?;
     Some(if neg { v.checked_neg()? } else { v })
 }
