@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn ext_dates() {
-        let s = b"0000000000000719162:000000003600:1234567:7\0";
+        let s = b"0000000000000719162:0000000036001234567:7\0";
         assert_eq!(ext_datetime_to_micros(s), Some(3_600_000_000 + 123_456));
         assert_eq!(ext_datetime_to_micros(b"garbage"), None);
     }
