@@ -25,6 +25,7 @@
 )]
 
 pub mod bytes;
+pub mod index_entry;
 pub mod lval;
 pub mod range;
 pub mod row_slot;

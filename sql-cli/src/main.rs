@@ -126,6 +126,13 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     c.scale
                 )?;
             }
+            for (n, r) in t.def().real_indexes.iter().enumerate() {
+                writeln!(
+                    out,
+                    "real index {n}: key {:?} root page {} flags {:#04x}",
+                    r.key, r.root_page, r.flags
+                )?;
+            }
             for i in &t.def().indexes {
                 writeln!(
                     out,

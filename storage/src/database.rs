@@ -346,6 +346,106 @@ impl Table {
         .map_err(|e| Error::from(e).in_table(&self.name))
     }
 
+    /// A reader of the `n`-th real index (see [`TableDef::real_indexes`]).
+    pub fn index(&self, n: usize) -> Result<crate::index::IndexReader<'_>> {
+        let real = self
+            .def
+            .real_indexes
+            .get(n)
+            .ok_or_else(|| SchemaError::BadTdef {
+                table: self.name.clone(),
+                page: self.def.page,
+                what: format!("no real index {n}"),
+            })?;
+        Ok(crate::index::IndexReader::new(
+            &*self.source.src,
+            self.source.version.layout(),
+            &self.def,
+            real,
+        ))
+    }
+
+    /// Streams exactly the rows at `bookmarks` (for example the result of an
+    /// index seek), decoding only those rows and the projected columns.
+    pub fn fetch(
+        &self,
+        bookmarks: Vec<crate::index::Bookmark>,
+        opts: ScanOptions,
+    ) -> Result<TableScan> {
+        let schema = match &opts.projection {
+            Some(p) => Arc::new(self.schema.project(p)?),
+            None => self.schema.clone(),
+        };
+        Ok(TableScan::new(
+            self.source.clone(),
+            self.def.clone(),
+            &self.name,
+            schema,
+            Vec::new(),
+            &opts,
+        )
+        .with_bookmarks(bookmarks))
+    }
+
+    /// Bookmarks of every live row, in scan order. A row moved to an
+    /// overflow page keeps the bookmark of its original slot, which is what
+    /// indexes point at.
+    pub fn bookmarks(&self) -> Result<Vec<crate::index::Bookmark>> {
+        let src = &*self.source.src;
+        let layout = self.source.version.layout();
+        let mut out = Vec::new();
+        for n in self.data_pages()? {
+            let bytes = src.read_page(n)?;
+            if bytes[0] != crate::format::page_type::DATA {
+                continue;
+            }
+            let page = crate::data_page::DataPage::from_page(layout, n, bytes)?;
+            if page.owner() != self.def.page {
+                continue;
+            }
+            for i in 0..page.row_count() {
+                if page.slot(i).is_some_and(|s| !s.deleted) {
+                    out.push(crate::index::Bookmark {
+                        page: n,
+                        row: i as u8,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The raw stored content of every column of the row at `bm` (after
+    /// following overflow pointers); `None` for a deleted row.
+    pub fn raw_row(
+        &self,
+        bm: crate::index::Bookmark,
+    ) -> Result<Option<Vec<crate::scan::OwnedField>>> {
+        let src = &*self.source.src;
+        let layout = self.source.version.layout();
+        let page = crate::data_page::DataPage::read(src, layout, bm.page)?;
+        let Some((p, range)) =
+            crate::data_page::resolve_row(src, layout, &page, usize::from(bm.row))?
+        else {
+            return Ok(None);
+        };
+        let mut offsets = Vec::new();
+        let row = &p.bytes[range.clone()];
+        let err = |(what, r)| crate::error::corrupt(p.number, range.start, what, r);
+        let cracked =
+            crate::scan::CrackedRow::new(row, &self.def, self.source.version, &mut offsets)
+                .map_err(err)?;
+        let mut out = Vec::with_capacity(self.def.columns.len());
+        for c in &self.def.columns {
+            out.push(match cracked.field(c).map_err(err)? {
+                crate::scan::RawField::Null => crate::scan::OwnedField::Null,
+                crate::scan::RawField::Bool(b) => crate::scan::OwnedField::Bool(b),
+                crate::scan::RawField::Bytes(b) => crate::scan::OwnedField::Bytes(b.to_vec()),
+            });
+        }
+        Ok(Some(out))
+    }
+
     /// Streams the table as record batches.
     pub fn scan(&self, opts: ScanOptions) -> Result<TableScan> {
         let pages = self.data_pages()?;

@@ -133,6 +133,8 @@ pub struct Layout {
     pub real_idx_entry: usize,
     /// Leading unknown bytes of a real-index definition.
     pub real_idx_prefix: usize,
+    /// Unknown bytes between a real index's root page and its flags.
+    pub real_idx_flags_skip: usize,
     /// Size of a logical-index definition.
     pub logical_idx_entry: usize,
     /// Leading unknown bytes of a logical-index definition.
@@ -143,6 +145,12 @@ pub struct Layout {
     pub index_entry_mask_len: usize,
     /// Index page: offset of the shared-prefix length.
     pub index_prefix_len: usize,
+    /// Index page: previous page at this level.
+    pub index_prev: usize,
+    /// Index page: next page at this level.
+    pub index_next: usize,
+    /// Index page: tail leaf page.
+    pub index_tail: usize,
 }
 
 const JET3: Layout = Layout {
@@ -178,11 +186,15 @@ const JET3: Layout = Layout {
     name_len_size: 1,
     real_idx_entry: 39,
     real_idx_prefix: 0,
+    real_idx_flags_skip: 0,
     logical_idx_entry: 20,
     logical_idx_prefix: 0,
     index_entry_mask: 0x16,
     index_entry_mask_len: 226,
     index_prefix_len: 0x14,
+    index_prev: 8,
+    index_next: 12,
+    index_tail: 16,
 };
 
 const JET4: Layout = Layout {
@@ -218,11 +230,15 @@ const JET4: Layout = Layout {
     name_len_size: 2,
     real_idx_entry: 52,
     real_idx_prefix: 4,
+    real_idx_flags_skip: 4,
     logical_idx_entry: 28,
     logical_idx_prefix: 4,
     index_entry_mask: 0x1b,
     index_entry_mask_len: 453,
     index_prefix_len: 0x18,
+    index_prev: 12,
+    index_next: 16,
+    index_tail: 20,
 };
 
 /// Page 0 (database definition page) fields.

@@ -28,6 +28,8 @@ pub mod database;
 pub mod decode;
 pub mod error;
 pub mod format;
+pub mod index;
+pub mod index_key;
 pub mod lval;
 pub mod page;
 pub mod props;

@@ -6,15 +6,109 @@ use crate::decode::{ColumnDecoder, DecodeCtx};
 use crate::error::{FormatError, Result, corrupt};
 use crate::format::JetVersion;
 use crate::page::PageSource;
+use crate::tdef::Column;
 use crate::tdef::TableDef;
 use crate::types::JetType;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use encoding_rs::Encoding;
 use jet_kernels::range::admit;
-use jet_kernels::var_cols::{jet3_layout, jet4_layout, null_mask_bit, var_interval, var_offsets};
+use jet_kernels::var_cols::{
+    RowLayout, jet3_layout, jet4_layout, null_mask_bit, var_interval, var_offsets,
+};
 use std::ops::Range;
 use std::sync::Arc;
+
+/// One column's raw content in a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawField<'a> {
+    /// The null-mask bit is clear (or the row predates the column).
+    Null,
+    /// A Boolean column's value (stored in the null mask).
+    Bool(bool),
+    /// The column's bytes as stored (fixed area or variable area).
+    Bytes(&'a [u8]),
+}
+
+/// An owned [`RawField`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnedField {
+    /// Null.
+    Null,
+    /// A Boolean.
+    Bool(bool),
+    /// Stored bytes.
+    Bytes(Vec<u8>),
+}
+
+/// A row split into its parts by the row-geometry kernels.
+pub struct CrackedRow<'a, 'o> {
+    row: &'a [u8],
+    layout: RowLayout,
+    offsets: &'o [u16],
+}
+
+impl<'a, 'o> CrackedRow<'a, 'o> {
+    /// Lays out `row` of a table with definition `def`; `offsets` is scratch
+    /// space (grown as needed). Errors name what was refused.
+    pub fn new(
+        row: &'a [u8],
+        def: &TableDef,
+        version: JetVersion,
+        offsets: &'o mut Vec<u16>,
+    ) -> Result<CrackedRow<'a, 'o>, (&'static str, jet_kernels::Refusal)> {
+        let has_var = def.num_var_cols > 0;
+        let layout = if version.is_jet3() {
+            jet3_layout(row, has_var)
+        } else {
+            jet4_layout(row, has_var)
+        }
+        .map_err(|r| ("row layout", r))?;
+        if layout.var_count + 1 > offsets.len() {
+            offsets.resize(layout.var_count + 1, 0);
+        }
+        var_offsets(row, &layout, offsets).map_err(|r| ("variable offsets", r))?;
+        Ok(CrackedRow {
+            row,
+            layout,
+            offsets,
+        })
+    }
+
+    /// The raw content of column `col` in this row.
+    pub fn field(
+        &self,
+        col: &Column,
+    ) -> Result<RawField<'a>, (&'static str, jet_kernels::Refusal)> {
+        let rl = &self.layout;
+        let present = null_mask_bit(self.row, rl, usize::from(col.col_num));
+        if col.jet_type == JetType::Boolean && !col.is_calculated() {
+            return Ok(RawField::Bool(present));
+        }
+        if !present {
+            return Ok(RawField::Null);
+        }
+        if col.is_fixed() {
+            let len = col
+                .jet_type
+                .fixed_size()
+                .filter(|_| !col.is_calculated())
+                .unwrap_or(usize::from(col.length));
+            let start = rl.fixed_start + usize::from(col.fixed_offset);
+            // a row written before this column existed has no bytes for it
+            return Ok(match admit(start, len, rl.data_end) {
+                Some(r) => RawField::Bytes(&self.row[r]),
+                None => RawField::Null,
+            });
+        }
+        let v = usize::from(col.var_index);
+        if v >= rl.var_count {
+            return Ok(RawField::Null);
+        }
+        let r = var_interval(self.offsets, rl, v).map_err(|r| ("variable column", r))?;
+        Ok(RawField::Bytes(&self.row[r]))
+    }
+}
 
 /// What to read from a table.
 #[derive(Debug, Clone)]
@@ -65,6 +159,7 @@ pub struct TableScan {
     remaining: usize,
     offsets: Vec<u16>,
     done: bool,
+    bookmarks: Option<std::vec::IntoIter<crate::index::Bookmark>>,
 }
 
 impl TableScan {
@@ -102,7 +197,15 @@ impl TableScan {
             remaining: opts.limit.unwrap_or(usize::MAX),
             offsets: vec![0; 256],
             done: false,
+            bookmarks: None,
         }
+    }
+
+    /// A scan that reads exactly the rows at `bookmarks`, in that order
+    /// (deleted rows are skipped, overflow rows followed).
+    pub(crate) fn with_bookmarks(mut self, bookmarks: Vec<crate::index::Bookmark>) -> TableScan {
+        self.bookmarks = Some(bookmarks.into_iter());
+        self
     }
 
     /// The schema of the batches (projected).
@@ -114,6 +217,38 @@ impl TableScan {
     fn next_row(&mut self) -> Result<Option<(DataPage, Range<usize>)>, FormatError> {
         let src = &*self.source.src;
         let layout = self.source.version.layout();
+        if let Some(marks) = self.bookmarks.as_mut() {
+            for m in marks.by_ref() {
+                let page = match &self.current {
+                    Some(p) if p.number == m.page => p.clone(),
+                    _ => {
+                        let p = DataPage::read(src, layout, m.page)?;
+                        if p.owner() != self.def.page {
+                            return Err(corrupt(
+                                m.page,
+                                4,
+                                "bookmark into another table's page",
+                                jet_kernels::Refusal::BadCount,
+                            ));
+                        }
+                        self.current = Some(p.clone());
+                        p
+                    }
+                };
+                if usize::from(m.row) >= page.row_count() {
+                    return Err(corrupt(
+                        m.page,
+                        0,
+                        "bookmark past the row slots",
+                        jet_kernels::Refusal::BadCount,
+                    ));
+                }
+                if let Some(found) = resolve_row(src, layout, &page, usize::from(m.row))? {
+                    return Ok(Some(found));
+                }
+            }
+            return Ok(None);
+        }
         loop {
             if let Some(page) = &self.current {
                 while self.next_slot < page.row_count() {
@@ -147,18 +282,8 @@ impl TableScan {
     fn decode_row(&mut self, page: &DataPage, range: Range<usize>) -> Result<(), FormatError> {
         let row = &page.bytes[range.clone()];
         let version = self.source.version;
-        let has_var = self.def.num_var_cols > 0;
-        let rl = if version.is_jet3() {
-            jet3_layout(row, has_var)
-        } else {
-            jet4_layout(row, has_var)
-        }
-        .map_err(|r| corrupt(page.number, range.start, "row layout", r))?;
-        if rl.var_count + 1 > self.offsets.len() {
-            self.offsets.resize(rl.var_count + 1, 0);
-        }
-        var_offsets(row, &rl, &mut self.offsets)
-            .map_err(|r| corrupt(page.number, range.start, "variable offsets", r))?;
+        let cracked = CrackedRow::new(row, &self.def, version, &mut self.offsets)
+            .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?;
         let ctx = DecodeCtx {
             src: &*self.source.src,
             layout: version.layout(),
@@ -167,43 +292,14 @@ impl TableScan {
             row_offset: range.start,
         };
         for d in self.decoders.iter_mut() {
-            let col = d.column();
-            let present = null_mask_bit(row, &rl, usize::from(col.col_num));
-            if col.jet_type == JetType::Boolean && !col.is_calculated() {
-                d.append_mask_bool(present);
-                continue;
+            match cracked
+                .field(d.column())
+                .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?
+            {
+                RawField::Null => d.append_null(),
+                RawField::Bool(v) => d.append_mask_bool(v),
+                RawField::Bytes(bytes) => d.append(&ctx, bytes)?,
             }
-            if !present {
-                d.append_null();
-                continue;
-            }
-            let bytes = if col.is_fixed() {
-                let len = col
-                    .jet_type
-                    .fixed_size()
-                    .filter(|_| !col.is_calculated())
-                    .unwrap_or(usize::from(col.length));
-                let start = rl.fixed_start + usize::from(col.fixed_offset);
-                match admit(start, len, rl.data_end) {
-                    Some(r) => &row[r],
-                    None => {
-                        // the row predates this column (written with fewer
-                        // columns): the value is null
-                        d.append_null();
-                        continue;
-                    }
-                }
-            } else {
-                let v = usize::from(col.var_index);
-                if v >= rl.var_count {
-                    d.append_null();
-                    continue;
-                }
-                let r = var_interval(&self.offsets, &rl, v)
-                    .map_err(|r| corrupt(page.number, range.start, "variable column", r))?;
-                &row[r]
-            };
-            d.append(&ctx, bytes)?;
         }
         Ok(())
     }

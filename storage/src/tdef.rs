@@ -340,7 +340,7 @@ pub fn parse(
             key,
             usage_map,
             root_page,
-            flags: d[38],
+            flags: d[38 + l.real_idx_flags_skip],
         });
     }
     let mut indexes = Vec::with_capacity(num_idx);

@@ -1,0 +1,419 @@
+//! B-tree indexes: index pages (entry bitmap, shared prefixes), ordered
+//! walks along the leaf chain, and seeks that descend from the root.
+//!
+//! Leaf pages (type 0x04) hold `key | page (3 bytes, big-endian) | row`;
+//! node pages (type 0x03) add the child page (4 bytes, big-endian) and hold,
+//! per child, the last entry of that child's subtree. Entry boundaries come
+//! from the bitmap via the `index_entry` kernel; every walk is bounded by a
+//! visited set, so a cycle in the sibling chain is an error, not a hang.
+
+use crate::error::{FormatError, corrupt};
+use crate::format::{Layout, page_type};
+use crate::page::PageSource;
+use crate::tdef::{RealIndex, TableDef};
+use jet_kernels::Refusal;
+use jet_kernels::bytes::{u16_at, u32_at};
+use jet_kernels::index_entry::{admit_prefix, compare_prefix, entry_end};
+use std::cmp::Ordering;
+use std::collections::HashSet;
+use std::ops::Bound;
+
+/// Deepest tree a descent follows before refusing.
+pub const MAX_DEPTH: usize = 32;
+
+/// A row's address: data page and row slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Bookmark {
+    /// Data page.
+    pub page: u32,
+    /// Row slot.
+    pub row: u8,
+}
+
+/// One index entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Encoded key bytes (all key columns, flags included).
+    pub key: Vec<u8>,
+    /// The row this entry points at.
+    pub bookmark: Bookmark,
+    /// Node pages: the child page whose subtree ends with this entry.
+    pub child: Option<u32>,
+}
+
+/// A decoded index page.
+#[derive(Debug, Clone)]
+pub struct IndexPage {
+    /// Page number.
+    pub number: u32,
+    /// Leaf (0x04) or node (0x03).
+    pub leaf: bool,
+    /// Previous page at this level (0 = none).
+    pub prev: u32,
+    /// Next page at this level (0 = none).
+    pub next: u32,
+    /// Tail leaf page (0 = none).
+    pub tail: u32,
+    /// Entries in page order.
+    pub entries: Vec<Entry>,
+}
+
+/// Reads and decodes index page `n`. Refuses a page of another type, one
+/// that belongs to another table, entries crossing the page end, a prefix
+/// longer than the first entry, and entries too short for their pointers.
+pub fn read_index_page(
+    src: &dyn PageSource,
+    layout: &Layout,
+    n: u32,
+    tdef_page: u32,
+) -> Result<IndexPage, FormatError> {
+    let p = src.read_page(n)?;
+    let leaf = match p[0] {
+        page_type::INDEX_LEAF => true,
+        page_type::INDEX_NODE => false,
+        t => {
+            return Err(FormatError::PageType {
+                page: n,
+                expected: "index",
+                found: t,
+            });
+        }
+    };
+    let owner = u32_at(&p, 4).unwrap_or(0);
+    if owner != tdef_page {
+        return Err(corrupt(
+            n,
+            4,
+            "index page of another table",
+            Refusal::BadCount,
+        ));
+    }
+    let g32 = |o: usize| u32_at(&p, o).unwrap_or(0);
+    // Jet3 keeps the shared-prefix length in one byte (the next byte is
+    // another field, seen as 0x01 in Access 97 files); Jet4+ in two
+    let prefix_len = if layout.page_size == 2048 {
+        usize::from(p[layout.index_prefix_len])
+    } else {
+        usize::from(u16_at(&p, layout.index_prefix_len).unwrap_or(0))
+    };
+    let mask = &p[layout.index_entry_mask..layout.index_entry_mask + layout.index_entry_mask_len];
+    let area = &p[layout.index_entry_mask + layout.index_entry_mask_len..];
+    let tail_len = if leaf { 4 } else { 8 };
+    let mut entries = Vec::new();
+    let mut prefix: &[u8] = &[];
+    let mut start = 0;
+    while let Some(end) = entry_end(mask, area.len(), start)
+        .map_err(|r| corrupt(n, layout.index_entry_mask, "index entry bitmap", r))?
+    {
+        let raw = &area[start..end];
+        if entries.is_empty() && prefix_len > 0 {
+            let pl = admit_prefix(prefix_len, raw.len())
+                .map_err(|r| corrupt(n, layout.index_prefix_len, "index prefix length", r))?;
+            prefix = &raw[..pl];
+        }
+        let mut full = Vec::with_capacity(prefix.len() + raw.len());
+        if !entries.is_empty() {
+            full.extend_from_slice(prefix);
+        }
+        full.extend_from_slice(raw);
+        if full.len() < tail_len {
+            return Err(corrupt(
+                n,
+                layout.index_entry_mask + layout.index_entry_mask_len + start,
+                "index entry shorter than its pointers",
+                Refusal::OutOfBounds,
+            ));
+        }
+        let k = full.len() - tail_len;
+        let page = u32::from_be_bytes([0, full[k], full[k + 1], full[k + 2]]);
+        let row = full[k + 3];
+        let child = (!leaf)
+            .then(|| u32::from_be_bytes([full[k + 4], full[k + 5], full[k + 6], full[k + 7]]));
+        full.truncate(k);
+        entries.push(Entry {
+            key: full,
+            bookmark: Bookmark { page, row },
+            child,
+        });
+        start = end;
+    }
+    Ok(IndexPage {
+        number: n,
+        leaf,
+        prev: g32(layout.index_prev),
+        next: g32(layout.index_next),
+        tail: g32(layout.index_tail),
+        entries,
+    })
+}
+
+/// How a seek bound is compared with entry keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyMatch {
+    /// The bound is a whole encoded key: plain lexicographic comparison.
+    Full,
+    /// The bound is an encoded key prefix (the first columns of a composite
+    /// key): a key equals it when it starts with it. Exact only for columns
+    /// whose encodings are prefix-free (fixed-width types, non-empty
+    /// variable values); callers re-check the rows.
+    Prefix,
+}
+
+fn cmp_key(key: &[u8], bound: &[u8], mode: KeyMatch) -> Ordering {
+    match mode {
+        KeyMatch::Full => key.cmp(bound),
+        KeyMatch::Prefix => compare_prefix(key, bound),
+    }
+}
+
+/// Walk direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Increasing key order.
+    Forward,
+    /// Decreasing key order.
+    Backward,
+}
+
+/// A real index of a table, ready to walk and seek.
+pub struct IndexReader<'a> {
+    src: &'a dyn PageSource,
+    layout: &'a Layout,
+    tdef_page: u32,
+    root: u32,
+}
+
+impl<'a> IndexReader<'a> {
+    /// A reader of `index` of the table `def`.
+    pub fn new(
+        src: &'a dyn PageSource,
+        layout: &'a Layout,
+        def: &TableDef,
+        index: &RealIndex,
+    ) -> Self {
+        IndexReader {
+            src,
+            layout,
+            tdef_page: def.page,
+            root: index.root_page,
+        }
+    }
+
+    fn page(&self, n: u32) -> Result<IndexPage, FormatError> {
+        read_index_page(self.src, self.layout, n, self.tdef_page)
+    }
+
+    /// Descends from the root to the leaf where `key` (a prefix bound; `None`
+    /// = the first or last leaf) would start. Returns the leaf and the tree
+    /// height (pages on the path).
+    fn descend(
+        &self,
+        key: Option<&[u8]>,
+        dir: Direction,
+        mode: KeyMatch,
+    ) -> Result<(IndexPage, usize), FormatError> {
+        let mut page = self.page(self.root)?;
+        let mut seen = HashSet::from([self.root]);
+        let mut height = 1;
+        while !page.leaf {
+            if height > MAX_DEPTH {
+                return Err(corrupt(
+                    page.number,
+                    0,
+                    "index tree too deep",
+                    Refusal::Budget,
+                ));
+            }
+            let pick = match (key, dir) {
+                (Some(k), Direction::Forward) => page
+                    .entries
+                    .iter()
+                    .find(|e| cmp_key(&e.key, k, mode) != Ordering::Less)
+                    .or(page.entries.last()),
+                (Some(k), Direction::Backward) => page
+                    .entries
+                    .iter()
+                    .find(|e| cmp_key(&e.key, k, mode) == Ordering::Greater)
+                    .or(page.entries.last()),
+                (None, Direction::Forward) => page.entries.first(),
+                (None, Direction::Backward) => page.entries.last(),
+            };
+            let Some(child) = pick.and_then(|e| e.child) else {
+                return Err(corrupt(
+                    page.number,
+                    0,
+                    "index node without entries",
+                    Refusal::EmptyRow,
+                ));
+            };
+            // the tail page sits after the last child when the tree was not
+            // updated for it; a backward walk from the end starts there
+            let child = if dir == Direction::Backward && key.is_none() && page.tail != 0 {
+                page.tail
+            } else {
+                child
+            };
+            if !seen.insert(child) {
+                return Err(corrupt(page.number, 0, "index tree loops", Refusal::Budget));
+            }
+            page = self.page(child)?;
+            height += 1;
+        }
+        Ok((page, height))
+    }
+
+    /// Height of the tree: pages from the root to the first leaf.
+    pub fn height(&self) -> Result<usize, FormatError> {
+        Ok(self.descend(None, Direction::Forward, KeyMatch::Full)?.1)
+    }
+
+    /// Every entry in key order (or reverse), following the leaf chain.
+    pub fn walk(&self, dir: Direction) -> Result<LeafWalk<'_, 'a>, FormatError> {
+        let (leaf, _) = self.descend(None, dir, KeyMatch::Full)?;
+        Ok(LeafWalk::new(self, leaf, dir))
+    }
+
+    /// The first entry in key order (`MIN`), or `None` for an empty index.
+    pub fn first(&self) -> Result<Option<Entry>, FormatError> {
+        self.walk(Direction::Forward)?.next().transpose()
+    }
+
+    /// The last entry in key order (`MAX`).
+    pub fn last(&self) -> Result<Option<Entry>, FormatError> {
+        self.walk(Direction::Backward)?.next().transpose()
+    }
+
+    /// Entries whose keys lie between `lower` and `upper` (encoded keys, see
+    /// [`crate::index_key`]), compared as `mode` says. Descends to the first
+    /// candidate leaf, then walks forward until past `upper`: pages read are
+    /// the tree height plus the leaves holding the result.
+    pub fn seek(
+        &self,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        mode: KeyMatch,
+    ) -> Result<Vec<Entry>, FormatError> {
+        let start_key = match lower {
+            Bound::Included(k) | Bound::Excluded(k) => Some(k),
+            Bound::Unbounded => None,
+        };
+        let (leaf, _) = self.descend(start_key, Direction::Forward, mode)?;
+        let mut out = Vec::new();
+        for e in LeafWalk::new(self, leaf, Direction::Forward) {
+            let e = e?;
+            let below = match lower {
+                Bound::Included(k) => cmp_key(&e.key, k, mode) == Ordering::Less,
+                Bound::Excluded(k) => cmp_key(&e.key, k, mode) != Ordering::Greater,
+                Bound::Unbounded => false,
+            };
+            if below {
+                continue;
+            }
+            let above = match upper {
+                Bound::Included(k) => cmp_key(&e.key, k, mode) == Ordering::Greater,
+                Bound::Excluded(k) => cmp_key(&e.key, k, mode) != Ordering::Less,
+                Bound::Unbounded => false,
+            };
+            if above {
+                break;
+            }
+            out.push(e);
+        }
+        Ok(out)
+    }
+}
+
+/// Entries along the leaf chain from a starting leaf; a page visited twice
+/// ends the walk with an error.
+pub struct LeafWalk<'r, 'a> {
+    reader: &'r IndexReader<'a>,
+    current: Option<IndexPage>,
+    pos: usize,
+    dir: Direction,
+    seen: HashSet<u32>,
+    failed: bool,
+}
+
+impl<'r, 'a> LeafWalk<'r, 'a> {
+    fn new(reader: &'r IndexReader<'a>, leaf: IndexPage, dir: Direction) -> Self {
+        let mut seen = HashSet::new();
+        seen.insert(leaf.number);
+        let pos = if dir == Direction::Forward {
+            0
+        } else {
+            leaf.entries.len()
+        };
+        LeafWalk {
+            reader,
+            current: Some(leaf),
+            pos,
+            dir,
+            seen,
+            failed: false,
+        }
+    }
+}
+
+impl Iterator for LeafWalk<'_, '_> {
+    type Item = Result<Entry, FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        loop {
+            let page = self.current.as_ref()?;
+            match self.dir {
+                Direction::Forward if self.pos < page.entries.len() => {
+                    self.pos += 1;
+                    return Some(Ok(page.entries[self.pos - 1].clone()));
+                }
+                Direction::Backward if self.pos > 0 => {
+                    self.pos -= 1;
+                    return Some(Ok(page.entries[self.pos].clone()));
+                }
+                _ => {}
+            }
+            let next = if self.dir == Direction::Forward {
+                page.next
+            } else {
+                page.prev
+            };
+            if next == 0 {
+                self.current = None;
+                return None;
+            }
+            if !self.seen.insert(next) {
+                self.failed = true;
+                return Some(Err(corrupt(
+                    page.number,
+                    0,
+                    "index leaf chain loops",
+                    Refusal::Budget,
+                )));
+            }
+            match self.reader.page(next) {
+                Ok(p) if p.leaf => {
+                    self.pos = if self.dir == Direction::Forward {
+                        0
+                    } else {
+                        p.entries.len()
+                    };
+                    self.current = Some(p);
+                }
+                Ok(p) => {
+                    self.failed = true;
+                    return Some(Err(FormatError::PageType {
+                        page: p.number,
+                        expected: "index leaf",
+                        found: page_type::INDEX_NODE,
+                    }));
+                }
+                Err(e) => {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
