@@ -31,6 +31,7 @@ pub mod range;
 pub mod row_slot;
 pub mod usage_map;
 pub mod var_cols;
+pub mod widen;
 
 /// Why a kernel refused its input. Carries no context of its own: callers
 /// attach page numbers and tables when converting it into their errors.

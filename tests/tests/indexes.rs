@@ -168,3 +168,348 @@ fn every_index_walks_encodes_and_seeks() {
         );
     }
 }
+
+/// Orders two seekable values the way Arrow orders them (None: not comparable here).
+fn value_cmp(
+    a: &jet_storage::index_key::KeyValue,
+    b: &jet_storage::index_key::KeyValue,
+) -> Option<std::cmp::Ordering> {
+    use jet_storage::index_key::KeyValue as K;
+    match (a, b) {
+        (K::Int(x), K::Int(y)) => Some(x.cmp(y)),
+        (K::Float(x), K::Float(y)) => Some(x.total_cmp(y)),
+        (K::Decimal { value: x, scale: s }, K::Decimal { value: y, scale: t }) if s == t => {
+            Some(x.cmp(y))
+        }
+        (K::TimestampMicros(x), K::TimestampMicros(y)) => Some(x.cmp(y)),
+        _ => None,
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+/// Seeks by value on the first key column of every non-text index agree
+/// with a filtered full scan: equality on sampled values (NULL included) and
+/// random ranges, each result re-checked the way the provider will.
+#[test]
+fn value_seeks_agree_with_filtered_scans() {
+    use jet_storage::ScanOptions;
+    use jet_storage::index_key::{KeyValue, first_column_bounds};
+    let Some(root) = corpus() else { return };
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let (mut eq_checked, mut range_checked, mut indexes) = (0usize, 0usize, 0usize);
+    for rel in list_files(&root) {
+        if ENCRYPTED.iter().any(|e| rel.ends_with(e)) || rel.ends_with(".mny") {
+            continue;
+        }
+        let Ok(db) = Database::open(root.join(&rel), OpenOptions::default()) else {
+            continue;
+        };
+        for name in db.table_names() {
+            let t = db.table(&name).unwrap();
+            let marks = t.bookmarks().unwrap();
+            let batches: Vec<_> = t
+                .scan(ScanOptions::default())
+                .unwrap()
+                .map(|b| b.unwrap())
+                .collect();
+            let Ok(batch) = arrow_select::concat::concat_batches(&t.schema(), &batches) else {
+                continue;
+            };
+            assert_eq!(batch.num_rows(), marks.len());
+            let pos: std::collections::HashMap<Bookmark, usize> =
+                marks.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+            for (n, real) in t.def().real_indexes.iter().enumerate() {
+                let Some(&(num, dir)) = real.key.first() else {
+                    continue;
+                };
+                let ci = t
+                    .def()
+                    .columns
+                    .iter()
+                    .position(|c| c.col_num == num)
+                    .unwrap();
+                let col = &t.def().columns[ci];
+                let arr = batch.column(ci);
+                let values: Vec<Option<KeyValue>> = (0..batch.num_rows())
+                    .map(|i| KeyValue::from_array(arr.as_ref(), i))
+                    .collect();
+                if values.iter().any(|v| v.is_none())
+                    || col.is_calculated()
+                    || batch.num_rows() == 0
+                {
+                    continue;
+                }
+                let ctx = format!("{rel} / {name} / index {n} on {}", col.name);
+                let idx = t.index(n).unwrap();
+                let indexed: HashSet<Bookmark> = idx
+                    .walk(Direction::Forward)
+                    .unwrap()
+                    .map(|e| e.unwrap().bookmark)
+                    .collect();
+                let seek = |lo: Bound<&KeyValue>,
+                            hi: Bound<&KeyValue>|
+                 -> Option<HashSet<Bookmark>> {
+                    let (l, h) = first_column_bounds(col, dir, lo, hi, db.version()).unwrap()?;
+                    let got = idx
+                        .seek(
+                            l.as_ref().map(|v| v.as_slice()),
+                            h.as_ref().map(|v| v.as_slice()),
+                            KeyMatch::Prefix,
+                        )
+                        .unwrap();
+                    Some(got.into_iter().map(|e| e.bookmark).collect())
+                };
+                indexes += 1;
+                // equality, NULL included
+                for _ in 0..8 {
+                    let i = rng.below(values.len());
+                    let v = values[i].clone().unwrap();
+                    let want: HashSet<Bookmark> = (0..values.len())
+                        .filter(|&j| {
+                            arr.is_null(j) == arr.is_null(i)
+                                && (arr.is_null(i) || values[j] == values[i])
+                        })
+                        .map(|j| marks[j])
+                        .filter(|b| indexed.contains(b))
+                        .collect();
+                    let got = seek(Bound::Included(&v), Bound::Included(&v)).unwrap_or_default();
+                    assert!(
+                        want.is_subset(&got),
+                        "{ctx}: equality seek on {v:?} missed rows"
+                    );
+                    let rechecked: HashSet<Bookmark> = got
+                        .into_iter()
+                        .filter(|b| values[pos[b]] == values[i])
+                        .collect();
+                    assert_eq!(rechecked, want, "{ctx}: equality seek on {v:?}");
+                    eq_checked += 1;
+                }
+                // random ranges, open and closed
+                for _ in 0..8 {
+                    let (a, b) = (
+                        values[rng.below(values.len())].clone().unwrap(),
+                        values[rng.below(values.len())].clone().unwrap(),
+                    );
+                    let Some(ord) = value_cmp(&a, &b) else {
+                        continue;
+                    };
+                    let (a, b) = if ord.is_gt() { (b, a) } else { (a, b) };
+                    let shape = rng.below(3);
+                    let (lo, hi) = match shape {
+                        0 => (Bound::Included(&a), Bound::Included(&b)),
+                        1 => (Bound::Unbounded, Bound::Included(&b)),
+                        _ => (Bound::Included(&a), Bound::Unbounded),
+                    };
+                    let inside = |v: &KeyValue| {
+                        let ge = match lo {
+                            Bound::Included(x) => value_cmp(v, x).is_some_and(|o| o.is_ge()),
+                            _ => true,
+                        };
+                        let le = match hi {
+                            Bound::Included(x) => value_cmp(v, x).is_some_and(|o| o.is_le()),
+                            _ => true,
+                        };
+                        ge && le
+                    };
+                    let want: HashSet<Bookmark> = (0..values.len())
+                        .filter(|&j| inside(values[j].as_ref().unwrap()))
+                        .map(|j| marks[j])
+                        .filter(|b| indexed.contains(b))
+                        .collect();
+                    let got = seek(lo, hi).unwrap_or_default();
+                    assert!(
+                        want.is_subset(&got),
+                        "{ctx}: range seek {lo:?}..{hi:?} missed rows"
+                    );
+                    let rechecked: HashSet<Bookmark> = got
+                        .into_iter()
+                        .filter(|b| inside(values[pos[b]].as_ref().unwrap()))
+                        .collect();
+                    assert_eq!(rechecked, want, "{ctx}: range seek");
+                    range_checked += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{indexes} indexes: {eq_checked} equality and {range_checked} range seeks agree with filtered scans"
+    );
+    assert!(eq_checked > 500 && range_checked > 200);
+}
+
+/// Finds, over the corpus, the index with the most entries and a tree of at
+/// least two levels.
+fn tallest_index(root: &std::path::Path) -> Option<(String, String, usize, usize, usize)> {
+    let mut best: Option<(String, String, usize, usize, usize)> = None;
+    for rel in list_files(root) {
+        if ENCRYPTED.iter().any(|e| rel.ends_with(e)) || rel.ends_with(".mny") {
+            continue;
+        }
+        let Ok(db) = Database::open(root.join(&rel), OpenOptions::default()) else {
+            continue;
+        };
+        for name in db.table_names() {
+            let t = db.table(&name).unwrap();
+            for n in 0..t.def().real_indexes.len() {
+                let idx = t.index(n).unwrap();
+                let h = idx.height().unwrap();
+                let count = idx.walk(Direction::Forward).unwrap().count();
+                if h >= 2 && best.as_ref().is_none_or(|b| count > b.4) {
+                    best = Some((rel.clone(), name.clone(), n, h, count));
+                }
+            }
+        }
+    }
+    best
+}
+
+/// A point seek on the largest multi-level corpus index reads at most the
+/// tree height plus the pages of the rows it fetches.
+#[test]
+fn point_seek_reads_log_n_pages() {
+    use jet_storage::ScanOptions;
+    let Some(root) = corpus() else { return };
+    let (rel, name, n, height, count) =
+        tallest_index(&root).expect("a multi-level index in the corpus");
+    let db = Database::open(
+        root.join(&rel),
+        OpenOptions {
+            cache_pages: 0,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let t = db.table(&name).unwrap();
+    let idx = t.index(n).unwrap();
+    let entries: Vec<_> = idx
+        .walk(Direction::Forward)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .collect();
+    let mut worst = 0;
+    for e in entries.iter().step_by(1 + entries.len() / 50) {
+        let before = db.pages_read();
+        let found = idx
+            .seek(
+                Bound::Included(&e.key),
+                Bound::Included(&e.key),
+                KeyMatch::Full,
+            )
+            .unwrap();
+        let leaves_extra = {
+            // entries equal to this key may continue on following leaves
+            let same = entries.iter().filter(|x| x.key == e.key).count();
+            same.div_ceil(2).max(1) - 1
+        };
+        let marks: Vec<Bookmark> = found.iter().map(|x| x.bookmark).collect();
+        let row_pages: HashSet<u32> = marks.iter().map(|b| b.page).collect();
+        let rows: usize = t
+            .fetch(marks, ScanOptions::default())
+            .unwrap()
+            .map(|b| b.unwrap().num_rows())
+            .sum();
+        let read = db.pages_read() - before;
+        assert!(rows >= 1);
+        let limit = height as u64 + 1 + leaves_extra as u64 + row_pages.len() as u64;
+        assert!(
+            read <= limit,
+            "{rel} {name}: seek read {read} pages, limit {limit} (height {height})"
+        );
+        worst = worst.max(read);
+    }
+    eprintln!(
+        "{rel} / {name} / index {n}: {count} entries, height {height}; worst point seek + fetch read {worst} pages"
+    );
+}
+
+/// Corrupted index pages are typed errors, never a panic or a hang: a leaf
+/// chain that loops, an entry bitmap pointing past the page end, a child
+/// pointer to a data page.
+#[test]
+fn bad_index_pages_are_typed_errors() {
+    let Some(root) = corpus() else { return };
+    let (rel, name, n, _, _) = tallest_index(&root).expect("a multi-level index in the corpus");
+    let orig = std::fs::read(root.join(&rel)).unwrap();
+    let db = Database::from_bytes(orig.clone()).unwrap();
+    let t = db.table(&name).unwrap();
+    let ps = db.page_source().page_size();
+    let layout = db.version().layout();
+    let root_page = t.def().real_indexes[n].root_page as usize;
+    let idx = t.index(n).unwrap();
+    let first_leaf = {
+        let e = idx.first().unwrap().unwrap();
+        // find the leaf holding the first entry by walking the root's first child chain
+        let mut p = root_page;
+        loop {
+            let page = jet_storage::index::read_index_page(
+                &**db.page_source(),
+                layout,
+                p as u32,
+                t.def().page,
+            )
+            .unwrap();
+            if page.leaf {
+                assert_eq!(page.entries[0], e);
+                break p;
+            }
+            p = page.entries[0].child.unwrap() as usize;
+        }
+    };
+    let first_data_page = t.data_pages().unwrap()[0];
+    let walk_err = |bytes: Vec<u8>| -> bool {
+        let db = Database::from_bytes(bytes).unwrap();
+        let t = db.table(&name).unwrap();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let idx = t.index(n).unwrap();
+            match idx.walk(Direction::Forward) {
+                Err(_) => true,
+                Ok(w) => w.take(1_000_000).any(|e| e.is_err()),
+            }
+        }));
+        r.expect("no panic")
+    };
+    // 1. the first leaf's next pointer points back at itself
+    let mut b = orig.clone();
+    let o = first_leaf * ps + layout.index_next;
+    b[o..o + 4].copy_from_slice(&(first_leaf as u32).to_le_bytes());
+    assert!(walk_err(b), "looping leaf chain");
+    // 2. an entry-boundary bit past the end of the entry area
+    let mut b = orig.clone();
+    let mask_end = first_leaf * ps + layout.index_entry_mask + layout.index_entry_mask_len;
+    let entry_area = ps - layout.index_entry_mask - layout.index_entry_mask_len;
+    // bits beyond the area exist only when the mask is larger than the area
+    if layout.index_entry_mask_len * 8 > entry_area + 1 {
+        b[mask_end - 1] = 0xFF;
+        for byte in &mut b[first_leaf * ps + layout.index_entry_mask..mask_end - 1] {
+            *byte = 0;
+        }
+        assert!(walk_err(b), "entry crossing the page end");
+    }
+    // 3. the root's first child pointer aimed at a data page
+    let mut b = orig.clone();
+    let rp = jet_storage::index::read_index_page(
+        &**db.page_source(),
+        layout,
+        root_page as u32,
+        t.def().page,
+    )
+    .unwrap();
+    assert!(!rp.leaf);
+    // the first entry ends at the first set mask bit; its last 4 bytes are the child
+    let area = root_page * ps + layout.index_entry_mask + layout.index_entry_mask_len;
+    let mask = &orig[root_page * ps + layout.index_entry_mask..area];
+    let first_end = (1..mask.len() * 8)
+        .find(|&i| mask[i / 8] >> (i % 8) & 1 == 1)
+        .unwrap();
+    b[area + first_end - 4..area + first_end].copy_from_slice(&first_data_page.to_be_bytes());
+    assert!(walk_err(b), "child pointer to a data page");
+}
