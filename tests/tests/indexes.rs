@@ -83,6 +83,7 @@ fn check_file(path: &std::path::Path, rel: &str, rep: &mut Report) {
             rep.indexes += 1;
             rep.entries += fwd.len();
             // re-encode every entry's row
+            let (mut checked, mut refused) = (0usize, 0usize);
             for e in &fwd {
                 let row = t.raw_row(e.bookmark).unwrap().expect("live row");
                 match encode_key(&t.def().columns, &real.key, &row, db.version()) {
@@ -93,13 +94,19 @@ fn check_file(path: &std::path::Path, rel: &str, rep: &mut Report) {
                             e.bookmark
                         );
                         rep.keys_checked += 1;
+                        checked += 1;
                     }
                     Err(KeyError::Unsupported { jet_type, .. }) => {
                         *rep.refused.entry(jet_type.to_string()).or_default() += 1;
+                        refused += 1;
                     }
                     Err(e) => panic!("{ctx}: {e}"),
                 }
             }
+            eprintln!(
+                "{ctx}: {} entries, {checked} keys re-encoded byte for byte, {refused} refused",
+                fwd.len()
+            );
             // seeks agree with the walk: equality on every distinct key and
             // on the first column's prefix, and ranges between keys
             let distinct: Vec<&Vec<u8>> = {
