@@ -115,6 +115,24 @@ pub struct Database {
     inner: Arc<Inner>,
 }
 
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database")
+            .field("path", &self.inner.path)
+            .field("version", &self.inner.header.version)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("name", &self.name)
+            .field("tdef_page", &self.def.page)
+            .finish()
+    }
+}
+
 /// A table of an open database: its definition and Arrow schema.
 #[derive(Clone)]
 pub struct Table {

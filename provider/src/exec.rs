@@ -1,0 +1,326 @@
+//! Physical plans: a partitioned full scan and an index seek.
+
+use crate::to_df;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::error::Result;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder, MetricsSet};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+};
+use jet_storage::index::{Bookmark, KeyMatch};
+use jet_storage::{Database, ScanOptions, Table};
+use std::fmt;
+use std::ops::{Bound, Range};
+use std::sync::Arc;
+
+fn properties(schema: SchemaRef, partitions: usize) -> Arc<PlanProperties> {
+    Arc::new(PlanProperties::new(
+        EquivalenceProperties::new(schema),
+        Partitioning::UnknownPartitioning(partitions),
+        EmissionType::Incremental,
+        Boundedness::Bounded,
+    ))
+}
+
+/// Streams a storage iterator of batches as a DataFusion stream.
+fn stream_of(
+    schema: SchemaRef,
+    iter: jet_storage::TableScan,
+    pages: Option<(Database, datafusion::physical_plan::metrics::Count)>,
+) -> SendableRecordBatchStream {
+    let before = pages.as_ref().map(|(db, _)| db.pages_read()).unwrap_or(0);
+    let mut pages = pages;
+    let mut iter = iter;
+    let s = futures::stream::iter(std::iter::from_fn(move || {
+        let next = iter.next();
+        if next.is_none()
+            && let Some((db, count)) = pages.take()
+        {
+            count.add((db.pages_read() - before) as usize);
+        }
+        next.map(|r| r.map_err(to_df))
+    }));
+    Box::pin(RecordBatchStreamAdapter::new(schema, s))
+}
+
+/// A full scan of a table split into partitions over page ranges; each
+/// partition streams batches decoded straight from storage. Projection and
+/// limit are applied in storage (a limit stops reading pages).
+#[derive(Debug)]
+pub struct JetScanExec {
+    table: Table,
+    db: Database,
+    projection: Option<Vec<usize>>,
+    limit: Option<usize>,
+    ranges: Vec<Range<u32>>,
+    batch_size: usize,
+    schema: SchemaRef,
+    props: Arc<PlanProperties>,
+    metrics: ExecutionPlanMetricsSet,
+}
+
+impl JetScanExec {
+    /// A scan of `table` in at most `partitions` partitions.
+    pub fn try_new(
+        table: Table,
+        db: Database,
+        projection: Option<Vec<usize>>,
+        limit: Option<usize>,
+        partitions: usize,
+        batch_size: usize,
+    ) -> Result<Self> {
+        let pages = table.data_pages().map_err(to_df)?;
+        let n = if limit.is_some() {
+            1
+        } else {
+            partitions.clamp(1, pages.len().max(1))
+        };
+        let per = pages.len().div_ceil(n).max(1);
+        let mut ranges = Vec::new();
+        for (i, chunk) in pages.chunks(per).enumerate() {
+            let start = if i == 0 { 0 } else { chunk[0] };
+            let end = pages.get((i + 1) * per).copied().unwrap_or(u32::MAX);
+            ranges.push(start..end);
+        }
+        if ranges.is_empty() {
+            ranges.push(0..u32::MAX);
+        }
+        let schema = match &projection {
+            Some(p) => Arc::new(table.schema().project(p)?),
+            None => table.schema(),
+        };
+        let props = properties(schema.clone(), ranges.len());
+        Ok(JetScanExec {
+            table,
+            db,
+            projection,
+            limit,
+            ranges,
+            batch_size,
+            schema,
+            props,
+            metrics: ExecutionPlanMetricsSet::new(),
+        })
+    }
+}
+
+impl DisplayAs for JetScanExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "JetScanExec: table={:?}, partitions={}",
+            self.table.name(),
+            self.ranges.len()
+        )?;
+        if let Some(p) = &self.projection {
+            let names: Vec<&str> = p
+                .iter()
+                .map(|&i| self.table.def().columns[i].name.as_str())
+                .collect();
+            write!(f, ", projection={names:?}")?;
+        }
+        if let Some(l) = self.limit {
+            write!(f, ", limit={l}")?;
+        }
+        Ok(())
+    }
+}
+
+impl ExecutionPlan for JetScanExec {
+    fn name(&self) -> &str {
+        "JetScanExec"
+    }
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.props
+    }
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![]
+    }
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+    fn with_new_children(
+        self: Arc<Self>,
+        _children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(self)
+    }
+    fn execute(
+        &self,
+        partition: usize,
+        _ctx: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let range = self.ranges.get(partition).cloned().ok_or_else(|| {
+            datafusion::error::DataFusionError::Internal(format!(
+                "JetScanExec has no partition {partition}"
+            ))
+        })?;
+        let scan = self
+            .table
+            .scan(ScanOptions {
+                projection: self.projection.clone(),
+                batch_size: self.batch_size,
+                limit: self.limit,
+                page_range: Some(range),
+            })
+            .map_err(to_df)?;
+        let count = MetricBuilder::new(&self.metrics).global_counter("pages_read");
+        Ok(stream_of(
+            self.schema.clone(),
+            scan,
+            Some((self.db.clone(), count)),
+        ))
+    }
+    fn metrics(&self) -> Option<MetricsSet> {
+        Some(self.metrics.clone_inner())
+    }
+}
+
+/// Reads only the rows whose index keys lie in a range: descends the
+/// B-tree, collects the bookmarks, and decodes just those rows. The rows
+/// are a superset of the predicate's matches (bounds are widened outward);
+/// the plan above re-checks them.
+#[derive(Debug)]
+pub struct IndexSeekExec {
+    table: Table,
+    db: Database,
+    index: usize,
+    index_name: String,
+    /// Human-readable range, for EXPLAIN.
+    range: String,
+    lower: Bound<Vec<u8>>,
+    upper: Bound<Vec<u8>>,
+    projection: Option<Vec<usize>>,
+    batch_size: usize,
+    schema: SchemaRef,
+    props: Arc<PlanProperties>,
+    metrics: ExecutionPlanMetricsSet,
+}
+
+impl IndexSeekExec {
+    /// A seek of real index `index` of `table` between encoded key bounds.
+    #[allow(clippy::too_many_arguments)]
+    pub fn try_new(
+        table: Table,
+        db: Database,
+        index: usize,
+        index_name: String,
+        range: String,
+        bounds: (Bound<Vec<u8>>, Bound<Vec<u8>>),
+        projection: Option<Vec<usize>>,
+        batch_size: usize,
+    ) -> Result<Self> {
+        let schema = match &projection {
+            Some(p) => Arc::new(table.schema().project(p)?),
+            None => table.schema(),
+        };
+        let props = properties(schema.clone(), 1);
+        let (lower, upper) = bounds;
+        Ok(IndexSeekExec {
+            table,
+            db,
+            index,
+            index_name,
+            range,
+            lower,
+            upper,
+            projection,
+            batch_size,
+            schema,
+            props,
+            metrics: ExecutionPlanMetricsSet::new(),
+        })
+    }
+
+    fn bookmarks(&self) -> jet_storage::Result<Vec<Bookmark>> {
+        let idx = self.table.index(self.index)?;
+        fn b(x: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+            match x {
+                Bound::Included(v) => Bound::Included(v.as_slice()),
+                Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+                Bound::Unbounded => Bound::Unbounded,
+            }
+        }
+        let entries = idx
+            .seek(b(&self.lower), b(&self.upper), KeyMatch::Prefix)
+            .map_err(jet_storage::Error::from)?;
+        Ok(entries.into_iter().map(|e| e.bookmark).collect())
+    }
+}
+
+impl DisplayAs for IndexSeekExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "IndexSeekExec: table={:?}, index={:?}, range={}",
+            self.table.name(),
+            self.index_name,
+            self.range
+        )
+    }
+}
+
+impl ExecutionPlan for IndexSeekExec {
+    fn name(&self) -> &str {
+        "IndexSeekExec"
+    }
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.props
+    }
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![]
+    }
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+    fn with_new_children(
+        self: Arc<Self>,
+        _children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(self)
+    }
+    fn execute(
+        &self,
+        _partition: usize,
+        _ctx: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let count = MetricBuilder::new(&self.metrics).global_counter("pages_read");
+        let before = self.db.pages_read();
+        let marks = self
+            .bookmarks()
+            .map_err(|e| to_df(e.in_table(self.table.name())))?;
+        let rows = MetricBuilder::new(&self.metrics).global_counter("rows_sought");
+        rows.add(marks.len());
+        count.add((self.db.pages_read() - before) as usize);
+        let scan = self
+            .table
+            .fetch(
+                marks,
+                ScanOptions {
+                    projection: self.projection.clone(),
+                    batch_size: self.batch_size,
+                    ..Default::default()
+                },
+            )
+            .map_err(to_df)?;
+        Ok(stream_of(
+            self.schema.clone(),
+            scan,
+            Some((self.db.clone(), count)),
+        ))
+    }
+    fn metrics(&self) -> Option<MetricsSet> {
+        Some(self.metrics.clone_inner())
+    }
+}

@@ -1,0 +1,34 @@
+//! # jet-provider
+//!
+//! DataFusion over Jet databases. One call registers a database on a
+//! `SessionContext`; every user table becomes a [`JetTable`] whose scans
+//! are split into partitions over page ranges, whose projection and limit
+//! reach the storage scan, and whose indexed predicates become
+//! [`IndexSeekExec`] plans that read only the matching rows.
+//!
+//! ```no_run
+//! # async fn demo() -> datafusion::error::Result<()> {
+//! use datafusion::prelude::SessionContext;
+//! use jet_provider::{JetOptions, register_jet};
+//! let ctx = SessionContext::new();
+//! register_jet(&ctx, "nw", "nwind.mdb", JetOptions::default())?;
+//! ctx.sql(r#"SELECT count(*) FROM nw.public."Order Details""#).await?.show().await?;
+//! # Ok(()) }
+//! ```
+
+mod catalog;
+mod exec;
+mod pushdown;
+mod table;
+
+pub use catalog::{JetCatalogProvider, JetSchemaProvider, register_jet, register_jet_tables};
+pub use exec::{IndexSeekExec, JetScanExec};
+pub use table::{JetOptions, JetTable};
+
+use datafusion::error::DataFusionError;
+
+/// Converts a storage error into a DataFusion error; the message keeps the
+/// table, page and offset the storage error names.
+pub fn to_df(e: jet_storage::Error) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
+}

@@ -1,0 +1,178 @@
+//! Filter pushdown: conjuncts that constrain the first key column of an
+//! index become seek ranges.
+//!
+//! Recognised: `col op literal` and `literal op col` for `=`, `<`, `<=`,
+//! `>`, `>=`; `col BETWEEN a AND b`; `col IN (…)`; `col IS NULL`. A column
+//! wrapped in a value-preserving cast (integer widening, Single to Double)
+//! counts as the column. Text columns never seek: their index keys follow
+//! collation tables this reader does not encode.
+
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator};
+use jet_storage::index_key::KeyValue;
+use jet_storage::{JetType, Table};
+use std::ops::Bound;
+
+/// What one conjunct says about one column.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Constraint {
+    /// `col = v` (or `col IS NULL` with [`KeyValue::Null`]).
+    Eq(KeyValue),
+    /// `col IN (…)`.
+    In(Vec<KeyValue>),
+    /// A range; bounds are value bounds.
+    Range(Bound<KeyValue>, Bound<KeyValue>),
+}
+
+/// Converts a literal to a seekable value; `None` when it has no key form.
+pub(crate) fn key_value(v: &ScalarValue, column_type: JetType) -> Option<KeyValue> {
+    use ScalarValue as S;
+    Some(match v {
+        S::Boolean(Some(b)) => KeyValue::Bool(*b),
+        S::Int8(Some(i)) => KeyValue::Int(i64::from(*i)),
+        S::Int16(Some(i)) => KeyValue::Int(i64::from(*i)),
+        S::Int32(Some(i)) => KeyValue::Int(i64::from(*i)),
+        S::Int64(Some(i)) => KeyValue::Int(*i),
+        S::UInt8(Some(i)) => KeyValue::Int(i64::from(*i)),
+        S::UInt16(Some(i)) => KeyValue::Int(i64::from(*i)),
+        S::UInt32(Some(i)) => KeyValue::Int(i64::from(*i)),
+        S::UInt64(Some(i)) => KeyValue::Int(i64::try_from(*i).ok()?),
+        S::Float32(Some(f)) => KeyValue::Float(f64::from(*f)),
+        S::Float64(Some(f)) => KeyValue::Float(*f),
+        S::Decimal128(Some(v), _, s) if *s >= 0 => KeyValue::Decimal {
+            value: *v,
+            scale: *s as u8,
+        },
+        S::TimestampSecond(Some(v), None) => KeyValue::TimestampMicros(v.checked_mul(1_000_000)?),
+        S::TimestampMillisecond(Some(v), None) => KeyValue::TimestampMicros(v.checked_mul(1_000)?),
+        S::TimestampMicrosecond(Some(v), None) => KeyValue::TimestampMicros(*v),
+        S::TimestampNanosecond(Some(v), None) => KeyValue::TimestampMicros(v.div_euclid(1_000)),
+        S::Date32(Some(d)) => KeyValue::TimestampMicros(i64::from(*d).checked_mul(86_400_000_000)?),
+        S::Utf8(Some(s)) | S::LargeUtf8(Some(s)) | S::Utf8View(Some(s))
+            if column_type == JetType::Guid =>
+        {
+            KeyValue::Guid(s.clone())
+        }
+        S::Binary(Some(b)) | S::LargeBinary(Some(b)) => KeyValue::Bytes(b.clone()),
+        _ => return None,
+    })
+}
+
+fn value_preserving_cast(from: &DataType, to: &DataType) -> bool {
+    use DataType as D;
+    let int = |t: &D| {
+        matches!(
+            t,
+            D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32
+        )
+    };
+    (int(from)
+        && matches!(to, D::Int32 | D::Int64 | D::Float64 | D::Decimal128(..))
+        && from != to
+        && !(matches!(from, D::UInt32 | D::Int64) && *to == D::Int32))
+        || (*from == D::Float32 && *to == D::Float64)
+}
+
+/// The table column index an expression reads, unwrapping
+/// value-preserving casts.
+fn column_of(e: &Expr, table: &Table) -> Option<usize> {
+    match e {
+        Expr::Column(c) => table
+            .def()
+            .columns
+            .iter()
+            .position(|col| col.name == c.name),
+        Expr::Cast(c) => {
+            let i = column_of(&c.expr, table)?;
+            let from = table.schema().field(i).data_type().clone();
+            value_preserving_cast(&from, c.field.data_type()).then_some(i)
+        }
+        _ => None,
+    }
+}
+
+fn literal_of(e: &Expr) -> Option<&ScalarValue> {
+    match e {
+        Expr::Literal(v, _) => Some(v),
+        _ => None,
+    }
+}
+
+/// What a single conjunct constrains: `(column, constraint)`, or `None`.
+pub(crate) fn analyze(e: &Expr, table: &Table) -> Option<(usize, Constraint)> {
+    let ty = |i: usize| table.def().columns[i].jet_type;
+    match e {
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
+            let (col, lit, op) = match (
+                column_of(left, table),
+                literal_of(right),
+                column_of(right, table),
+                literal_of(left),
+            ) {
+                (Some(c), Some(l), _, _) => (c, l, *op),
+                (_, _, Some(c), Some(l)) => (c, l, op.swap()?),
+                _ => return None,
+            };
+            let v = key_value(lit, ty(col))?;
+            let c = match op {
+                Operator::Eq => Constraint::Eq(v),
+                Operator::Lt => Constraint::Range(Bound::Unbounded, Bound::Excluded(v)),
+                Operator::LtEq => Constraint::Range(Bound::Unbounded, Bound::Included(v)),
+                Operator::Gt => Constraint::Range(Bound::Excluded(v), Bound::Unbounded),
+                Operator::GtEq => Constraint::Range(Bound::Included(v), Bound::Unbounded),
+                _ => return None,
+            };
+            Some((col, c))
+        }
+        Expr::Between(Between {
+            expr,
+            negated: false,
+            low,
+            high,
+        }) => {
+            let col = column_of(expr, table)?;
+            let lo = key_value(literal_of(low)?, ty(col))?;
+            let hi = key_value(literal_of(high)?, ty(col))?;
+            Some((
+                col,
+                Constraint::Range(Bound::Included(lo), Bound::Included(hi)),
+            ))
+        }
+        Expr::InList(l) if !l.negated => {
+            let col = column_of(&l.expr, table)?;
+            let vs: Option<Vec<KeyValue>> = l
+                .list
+                .iter()
+                .map(|x| literal_of(x).and_then(|v| key_value(v, ty(col))))
+                .collect();
+            Some((col, Constraint::In(vs?)))
+        }
+        Expr::IsNull(inner) => Some((column_of(inner, table)?, Constraint::Eq(KeyValue::Null))),
+        _ => None,
+    }
+}
+
+/// The real index to seek for column `col`: one whose first key column it
+/// is, of a type with established key encodings. Prefers unique indexes.
+pub(crate) fn index_for(table: &Table, col: usize) -> Option<usize> {
+    let c = &table.def().columns[col];
+    if matches!(
+        c.jet_type,
+        JetType::Text | JetType::Memo | JetType::Ole | JetType::Unknown(_)
+    ) || c.is_calculated()
+    {
+        return None;
+    }
+    let mut best: Option<usize> = None;
+    for (i, r) in table.def().real_indexes.iter().enumerate() {
+        if r.key.first().map(|k| k.0) == Some(c.col_num) {
+            let unique = r.flags & 0x01 != 0;
+            match best {
+                Some(b) if table.def().real_indexes[b].flags & 0x01 != 0 || !unique => {}
+                _ => best = Some(i),
+            }
+        }
+    }
+    best
+}

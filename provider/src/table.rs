@@ -1,0 +1,263 @@
+//! `JetTable`: a Jet table as a DataFusion `TableProvider`.
+
+use crate::exec::{IndexSeekExec, JetScanExec};
+use crate::pushdown::{Constraint, analyze, index_for};
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::common::DFSchema;
+use datafusion::datasource::TableType;
+use datafusion::error::Result;
+use datafusion::logical_expr::utils::conjunction;
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::filter::FilterExec;
+use datafusion::physical_plan::projection::ProjectionExec;
+use datafusion::physical_plan::union::UnionExec;
+use jet_storage::index_key::{KeyValue, first_column_bounds};
+use jet_storage::{Database, Table};
+use std::fmt;
+use std::ops::Bound;
+use std::sync::Arc;
+
+/// How a database is exposed to DataFusion.
+#[derive(Debug, Clone)]
+pub struct JetOptions {
+    /// List system tables (MSysObjects, …) too.
+    pub system_tables: bool,
+    /// Push filters into index seeks. Off: every predicate is evaluated by
+    /// DataFusion over full scans (the reference for differential tests).
+    pub pushdown: bool,
+    /// Rows per batch.
+    pub batch_size: usize,
+}
+
+impl Default for JetOptions {
+    fn default() -> Self {
+        JetOptions {
+            system_tables: false,
+            pushdown: true,
+            batch_size: 8192,
+        }
+    }
+}
+
+/// A table of a Jet database.
+pub struct JetTable {
+    table: Table,
+    db: Database,
+    options: JetOptions,
+}
+
+impl fmt::Debug for JetTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JetTable")
+            .field("name", &self.table.name())
+            .finish()
+    }
+}
+
+impl JetTable {
+    /// A provider over `table` of `db`.
+    pub fn new(table: Table, db: Database, options: JetOptions) -> Self {
+        JetTable { table, db, options }
+    }
+
+    /// The storage table.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    fn seekable(&self, e: &Expr) -> Option<(usize, Constraint, usize)> {
+        if !self.options.pushdown {
+            return None;
+        }
+        let (col, c) = analyze(e, &self.table)?;
+        let idx = index_for(&self.table, col)?;
+        Some((col, c, idx))
+    }
+}
+
+/// Tightens value bounds: the larger lower bound and the smaller upper bound
+/// when comparable, otherwise the first (a wider range is always safe).
+fn tighter(a: Bound<KeyValue>, b: Bound<KeyValue>, lower: bool) -> Bound<KeyValue> {
+    let v = |x: &Bound<KeyValue>| match x {
+        Bound::Included(v) | Bound::Excluded(v) => Some(v.clone()),
+        Bound::Unbounded => None,
+    };
+    let num = |k: &KeyValue| match k {
+        KeyValue::Int(i) => Some(*i as f64),
+        KeyValue::Float(f) => Some(*f),
+        KeyValue::TimestampMicros(m) => Some(*m as f64),
+        KeyValue::Decimal { value, scale } => Some(*value as f64 / 10f64.powi(i32::from(*scale))),
+        _ => None,
+    };
+    match (v(&a).as_ref().and_then(num), v(&b).as_ref().and_then(num)) {
+        (Some(x), Some(y)) => {
+            let pick_b = if lower { y > x } else { y < x };
+            if pick_b { b } else { a }
+        }
+        (None, Some(_)) if matches!(a, Bound::Unbounded) => b,
+        _ => a,
+    }
+}
+
+fn describe(b: &Bound<KeyValue>) -> String {
+    match b {
+        Bound::Included(v) => format!("={v:?}"),
+        Bound::Excluded(v) => format!("{v:?}"),
+        Bound::Unbounded => "∞".into(),
+    }
+}
+
+#[async_trait]
+impl TableProvider for JetTable {
+    fn schema(&self) -> SchemaRef {
+        self.table.schema()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        // Exact: the plan seeks, then re-checks every pushed filter itself
+        Ok(filters
+            .iter()
+            .map(|f| {
+                if self.seekable(f).is_some() {
+                    TableProviderFilterPushDown::Exact
+                } else {
+                    TableProviderFilterPushDown::Unsupported
+                }
+            })
+            .collect())
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let pushed: Vec<(&Expr, (usize, Constraint, usize))> = filters
+            .iter()
+            .filter_map(|f| self.seekable(f).map(|s| (f, s)))
+            .collect();
+        if pushed.is_empty() {
+            let partitions = state.config().target_partitions();
+            return Ok(Arc::new(JetScanExec::try_new(
+                self.table.clone(),
+                self.db.clone(),
+                projection.cloned(),
+                limit,
+                partitions,
+                self.options.batch_size,
+            )?));
+        }
+        // choose the column: equality first, then IN, then ranges; unique
+        // indexes first within each
+        let rank = |c: &Constraint, idx: usize| {
+            let unique = self.table.def().real_indexes[idx].flags & 0x01 != 0;
+            let kind = match c {
+                Constraint::Eq(_) => 0,
+                Constraint::In(_) => 1,
+                Constraint::Range(..) => 2,
+            };
+            (kind, !unique)
+        };
+        let (_, (col, first, idx)) = pushed
+            .iter()
+            .min_by_key(|(_, (_, c, i))| rank(c, *i))
+            .cloned()
+            .expect("non-empty");
+        let column = &self.table.def().columns[col];
+        let dir = self.table.def().real_indexes[idx].key[0].1;
+        let version = self.db.version();
+        let mut value_ranges: Vec<(Bound<KeyValue>, Bound<KeyValue>)> = match first {
+            Constraint::Eq(v) => vec![(Bound::Included(v.clone()), Bound::Included(v))],
+            Constraint::In(vs) => vs
+                .into_iter()
+                .map(|v| (Bound::Included(v.clone()), Bound::Included(v)))
+                .collect(),
+            Constraint::Range(lo, hi) => {
+                // merge every range on the same column into one
+                let (mut lo, mut hi) = (lo, hi);
+                for (_, (c2, k, _)) in &pushed {
+                    if *c2 == col
+                        && let Constraint::Range(l2, h2) = k
+                    {
+                        lo = tighter(lo, l2.clone(), true);
+                        hi = tighter(hi, h2.clone(), false);
+                    }
+                }
+                vec![(lo, hi)]
+            }
+        };
+        value_ranges.dedup();
+        let name = self
+            .table
+            .def()
+            .indexes
+            .iter()
+            .filter(|l| l.real_index as usize == idx)
+            .min_by_key(|l| match l.kind {
+                jet_storage::tdef::IndexKind::PrimaryKey => 0,
+                jet_storage::tdef::IndexKind::Normal => 1,
+                _ => 2,
+            })
+            .map(|l| l.name.clone())
+            .unwrap_or_else(|| format!("#{idx}"));
+        let mut seeks: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
+        for (lo, hi) in &value_ranges {
+            let label = format!("{} in [{}, {}]", column.name, describe(lo), describe(hi));
+            let bounds = first_column_bounds(column, dir, lo.as_ref(), hi.as_ref(), version)
+                .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+            let Some(bounds) = bounds else { continue };
+            seeks.push(Arc::new(IndexSeekExec::try_new(
+                self.table.clone(),
+                self.db.clone(),
+                idx,
+                name.clone(),
+                label,
+                bounds,
+                None,
+                self.options.batch_size,
+            )?));
+        }
+        let full = self.table.schema();
+        let input: Arc<dyn ExecutionPlan> = match seeks.len() {
+            0 => Arc::new(datafusion::physical_plan::empty::EmptyExec::new(
+                full.clone(),
+            )),
+            1 => seeks.pop().expect("one"),
+            _ => UnionExec::try_new(seeks)?,
+        };
+        // re-check every pushed filter: the seek is a superset
+        let predicate = conjunction(pushed.iter().map(|(f, _)| (*f).clone())).expect("non-empty");
+        let df_schema = DFSchema::try_from(full.as_ref().clone())?;
+        let physical = state.create_physical_expr(predicate, &df_schema)?;
+        let mut plan: Arc<dyn ExecutionPlan> = Arc::new(FilterExec::try_new(physical, input)?);
+        if let Some(p) = projection {
+            let exprs: Vec<(Arc<dyn datafusion::physical_expr::PhysicalExpr>, String)> = p
+                .iter()
+                .map(|&i| {
+                    let f = full.field(i);
+                    (
+                        Arc::new(datafusion::physical_expr::expressions::Column::new(
+                            f.name(),
+                            i,
+                        )) as _,
+                        f.name().clone(),
+                    )
+                })
+                .collect();
+            plan = Arc::new(ProjectionExec::try_new(exprs, plan)?);
+        }
+        Ok(plan)
+    }
+}

@@ -1,0 +1,137 @@
+//! Runs every `tests/slt/*.slt` file (sqllogictest format, as DataFusion
+//! uses) against corpus databases registered through jet-provider:
+//! catalog `nw` and the default schema hold `mdbtools/nwind.mdb`; catalog
+//! `cmp` holds `jackcess/V2000/compIndexTestV2000.mdb`.
+
+use datafusion::arrow::array::Array;
+use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use datafusion::prelude::{SessionConfig, SessionContext};
+use jet_provider::{JetOptions, register_jet, register_jet_tables};
+use sqllogictest::{DBOutput, DefaultColumnType};
+use std::path::PathBuf;
+
+struct Jet {
+    ctx: SessionContext,
+}
+
+#[derive(Debug)]
+struct SltError(String);
+impl std::fmt::Display for SltError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for SltError {}
+
+fn session(corpus: &std::path::Path, options: JetOptions) -> SessionContext {
+    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2));
+    let db = register_jet(
+        &ctx,
+        "nw",
+        corpus.join("mdbtools/nwind.mdb"),
+        options.clone(),
+    )
+    .unwrap();
+    register_jet_tables(&ctx, &db, options.clone()).unwrap();
+    register_jet(
+        &ctx,
+        "cmp",
+        corpus.join("jackcess/V2000/compIndexTestV2000.mdb"),
+        options,
+    )
+    .unwrap();
+    ctx
+}
+
+#[async_trait::async_trait]
+impl sqllogictest::AsyncDB for Jet {
+    type Error = SltError;
+    type ColumnType = DefaultColumnType;
+
+    async fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SltError> {
+        let df = self
+            .ctx
+            .sql(sql)
+            .await
+            .map_err(|e| SltError(e.to_string()))?;
+        let schema = df.schema().as_arrow().clone();
+        let batches = df.collect().await.map_err(|e| SltError(e.to_string()))?;
+        let types = schema
+            .fields()
+            .iter()
+            .map(|f| match f.data_type() {
+                DataType::Int8
+                | DataType::Int16
+                | DataType::Int32
+                | DataType::Int64
+                | DataType::UInt8
+                | DataType::UInt16
+                | DataType::UInt32
+                | DataType::UInt64 => DefaultColumnType::Integer,
+                DataType::Float32
+                | DataType::Float64
+                | DataType::Decimal128(..)
+                | DataType::Decimal256(..) => DefaultColumnType::FloatingPoint,
+                _ => DefaultColumnType::Text,
+            })
+            .collect();
+        let opts = FormatOptions::default().with_null("NULL");
+        let mut rows = Vec::new();
+        for b in &batches {
+            let fmts: Vec<ArrayFormatter> = b
+                .columns()
+                .iter()
+                .map(|c| ArrayFormatter::try_new(c.as_ref(), &opts).unwrap())
+                .collect();
+            for r in 0..b.num_rows() {
+                rows.push(
+                    fmts.iter()
+                        .zip(b.columns())
+                        .map(|(f, c)| {
+                            let s = f.value(r).to_string();
+                            if s.is_empty() && !c.is_null(r) {
+                                "(empty)".to_string()
+                            } else {
+                                s
+                            }
+                        })
+                        .collect(),
+                );
+            }
+        }
+        if schema.fields().is_empty() {
+            return Ok(DBOutput::StatementComplete(0));
+        }
+        Ok(DBOutput::Rows { types, rows })
+    }
+
+    async fn shutdown(&mut self) {}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slt_files() {
+    let Some(corpus) = jet_tests::corpus() else {
+        return;
+    };
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("slt");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "slt"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        let c = corpus.clone();
+        let mut runner = sqllogictest::Runner::new(move || {
+            let ctx = session(&c, JetOptions::default());
+            async move { Ok::<_, SltError>(Jet { ctx }) }
+        });
+        runner
+            .run_file_async(&f)
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        eprintln!("{}: ok", f.display());
+    }
+}
