@@ -209,3 +209,40 @@ async fn differential_pushdown_on_off() {
     );
     assert!(queries.len() >= 200 && nonempty > 100);
 }
+
+/// Storage errors reach SQL users as DataFusion errors naming the table and
+/// the page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn storage_errors_name_table_and_page() {
+    let Some(corpus) = jet_tests::corpus() else {
+        return;
+    };
+    let src = corpus.join("mdbtools/nwind.mdb");
+    let db = jet_storage::Database::open(&src, jet_storage::OpenOptions::default()).unwrap();
+    let page = db.table("Orders").unwrap().data_pages().unwrap()[0] as usize;
+    let mut bytes = std::fs::read(&src).unwrap();
+    // garble the row-slot table of the first data page: every slot points into the header
+    let ps = 2048;
+    for b in &mut bytes[page * ps + 10..page * ps + 40] {
+        *b = 0x01;
+    }
+    let dir = std::env::temp_dir().join(format!("jetsql-err-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("broken.mdb");
+    std::fs::write(&path, &bytes).unwrap();
+    let ctx = SessionContext::new();
+    register_jet(&ctx, "b", &path, JetOptions::default()).unwrap();
+    let err = ctx
+        .sql(r#"SELECT * FROM b.public."Orders""#)
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("Orders") && err.contains(&format!("page {page}")),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
