@@ -43,6 +43,17 @@ enum Builder {
     Bin(BinaryBuilder),
 }
 
+/// Replaces `out` with the text of `bytes`: UCS-2 (Jet4+) or code-page
+/// bytes (Jet3).
+fn decode_text(out: &mut String, bytes: &[u8], unicode: bool, encoding: &'static Encoding) {
+    out.clear();
+    if unicode {
+        text::decode_ucs2(bytes, out);
+    } else {
+        text::decode_codepage(bytes, encoding, out);
+    }
+}
+
 /// Decoder of one column into an Arrow array.
 pub struct ColumnDecoder {
     col: Column,
@@ -239,21 +250,11 @@ impl ColumnDecoder {
                 } else {
                     &self.bytes
                 };
-                self.scratch.clear();
-                if ctx.unicode {
-                    text::decode_ucs2(value, &mut self.scratch);
-                } else {
-                    text::decode_codepage(value, self.encoding, &mut self.scratch);
-                }
+                decode_text(&mut self.scratch, value, ctx.unicode, self.encoding);
                 b.append_value(&self.scratch);
             }
             (Builder::Str(b), _) => {
-                self.scratch.clear();
-                if ctx.unicode {
-                    text::decode_ucs2(raw, &mut self.scratch);
-                } else {
-                    text::decode_codepage(raw, self.encoding, &mut self.scratch);
-                }
+                decode_text(&mut self.scratch, raw, ctx.unicode, self.encoding);
                 b.append_value(&self.scratch);
             }
             (Builder::Bin(b), JetType::Ole) => {

@@ -35,6 +35,23 @@ fn page_count_of(len: u64, page_size: usize) -> u32 {
     u32::try_from(len / page_size as u64).unwrap_or(u32::MAX)
 }
 
+/// Page `n` of a whole file image held in memory (a buffer or a map),
+/// counting the read.
+fn page_of_image(
+    image: &[u8],
+    page_size: usize,
+    n: u32,
+    reads: &AtomicU64,
+) -> Result<Page, FormatError> {
+    let pages = page_count_of(image.len() as u64, page_size);
+    if n >= pages {
+        return Err(FormatError::PageOutOfRange { page: n, pages });
+    }
+    reads.fetch_add(1, Ordering::Relaxed);
+    let start = n as usize * page_size;
+    Ok(Arc::from(&image[start..start + page_size]))
+}
+
 /// An in-memory database image (tests, fuzzing, generated files).
 pub struct MemPageSource {
     bytes: Arc<[u8]>,
@@ -61,13 +78,7 @@ impl PageSource for MemPageSource {
         page_count_of(self.bytes.len() as u64, self.page_size)
     }
     fn read_page(&self, n: u32) -> Result<Page, FormatError> {
-        let pages = self.page_count();
-        if n >= pages {
-            return Err(FormatError::PageOutOfRange { page: n, pages });
-        }
-        self.reads.fetch_add(1, Ordering::Relaxed);
-        let start = n as usize * self.page_size;
-        Ok(Arc::from(&self.bytes[start..start + self.page_size]))
+        page_of_image(&self.bytes, self.page_size, n, &self.reads)
     }
     fn pages_read(&self) -> u64 {
         self.reads.load(Ordering::Relaxed)
@@ -247,13 +258,7 @@ impl PageSource for MmapPageSource {
         page_count_of(self.map.len() as u64, self.page_size)
     }
     fn read_page(&self, n: u32) -> Result<Page, FormatError> {
-        let pages = self.page_count();
-        if n >= pages {
-            return Err(FormatError::PageOutOfRange { page: n, pages });
-        }
-        self.reads.fetch_add(1, Ordering::Relaxed);
-        let start = n as usize * self.page_size;
-        Ok(Arc::from(&self.map[start..start + self.page_size]))
+        page_of_image(&self.map, self.page_size, n, &self.reads)
     }
     fn pages_read(&self) -> u64 {
         self.reads.load(Ordering::Relaxed)
