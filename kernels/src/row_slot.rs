@@ -87,6 +87,22 @@ impl SlotTable {
         self.raw(page, index).map(decode_slot)
     }
 
+    /// Slot `index`, its start offset and the page limit, refusing a start
+    /// inside the header or slot table or at or past the page end: the
+    /// admission both extent decisions share.
+    fn admit_start(&self, page: &[u8], index: usize) -> Result<(Slot, usize, usize), Refusal> {
+        let me = self.slot(page, index).ok_or(Refusal::BadCount)?;
+        let start = usize::from(me.offset);
+        let limit = self.page_size.min(page.len());
+        if start < self.header_end() {
+            return Err(Refusal::SlotInHeader);
+        }
+        if start >= limit {
+            return Err(Refusal::OutOfBounds);
+        }
+        Ok((me, start, limit))
+    }
+
     /// Byte interval `start .. end` of row `index`.
     ///
     /// `end` is the smallest start offset of any *other* slot that is greater
@@ -98,15 +114,7 @@ impl SlotTable {
     /// ([`Refusal::BadCount`]). The returned interval always lies inside the
     /// page and after the slot table, and is never empty.
     pub fn row_bounds(&self, page: &[u8], index: usize) -> Result<(usize, usize), Refusal> {
-        let me = self.slot(page, index).ok_or(Refusal::BadCount)?;
-        let start = usize::from(me.offset);
-        let limit = self.page_size.min(page.len());
-        if start < self.header_end() {
-            return Err(Refusal::SlotInHeader);
-        }
-        if start >= limit {
-            return Err(Refusal::OutOfBounds);
-        }
+        let (me, start, limit) = self.admit_start(page, index)?;
         let mut end = limit;
         for other in 0..self.count {
             if other == index {
@@ -149,16 +157,8 @@ impl SlotTable {
         sorted: &[u16],
         index: usize,
     ) -> Result<(usize, usize), Refusal> {
-        let me = self.slot(page, index).ok_or(Refusal::BadCount)?;
         let sorted = sorted.get(..self.count).ok_or(Refusal::BadCount)?;
-        let start = usize::from(me.offset);
-        let limit = self.page_size.min(page.len());
-        if start < self.header_end() {
-            return Err(Refusal::SlotInHeader);
-        }
-        if start >= limit {
-            return Err(Refusal::OutOfBounds);
-        }
+        let (me, start, limit) = self.admit_start(page, index)?;
         let lo = sorted.partition_point(|v| (v & OFFSET_MASK) < me.offset);
         let hi = sorted.partition_point(|v| (v & OFFSET_MASK) <= me.offset);
         if !me.deleted {
