@@ -90,10 +90,9 @@ impl JetScanExec {
         if ranges.is_empty() {
             ranges.push(0..u32::MAX);
         }
-        let schema = match &projection {
-            Some(p) => Arc::new(table.schema().project(p)?),
-            None => table.schema(),
-        };
+        let schema = table
+            .projected_schema(projection.as_deref())
+            .map_err(to_df)?;
         let props = properties(schema.clone(), ranges.len());
         Ok(JetScanExec {
             table,
@@ -218,10 +217,9 @@ impl IndexSeekExec {
         projection: Option<Vec<usize>>,
         batch_size: usize,
     ) -> Result<Self> {
-        let schema = match &projection {
-            Some(p) => Arc::new(table.schema().project(p)?),
-            None => table.schema(),
-        };
+        let schema = table
+            .projected_schema(projection.as_deref())
+            .map_err(to_df)?;
         let props = properties(schema.clone(), 1);
         let (lower, upper) = bounds;
         Ok(IndexSeekExec {

@@ -383,6 +383,14 @@ impl Table {
         ))
     }
 
+    /// The schema of the columns `projection` selects (all when `None`).
+    pub fn projected_schema(&self, projection: Option<&[usize]>) -> Result<SchemaRef> {
+        Ok(match projection {
+            Some(p) => Arc::new(self.schema.project(p)?),
+            None => self.schema.clone(),
+        })
+    }
+
     /// Streams exactly the rows at `bookmarks` (for example the result of an
     /// index seek), decoding only those rows and the projected columns.
     pub fn fetch(
@@ -390,10 +398,7 @@ impl Table {
         bookmarks: Vec<crate::index::Bookmark>,
         opts: ScanOptions,
     ) -> Result<TableScan> {
-        let schema = match &opts.projection {
-            Some(p) => Arc::new(self.schema.project(p)?),
-            None => self.schema.clone(),
-        };
+        let schema = self.projected_schema(opts.projection.as_deref())?;
         Ok(TableScan::new(
             self.source.clone(),
             self.def.clone(),
@@ -467,10 +472,7 @@ impl Table {
     /// Streams the table as record batches.
     pub fn scan(&self, opts: ScanOptions) -> Result<TableScan> {
         let pages = self.data_pages()?;
-        let schema = match &opts.projection {
-            Some(p) => Arc::new(self.schema.project(p)?),
-            None => self.schema.clone(),
-        };
+        let schema = self.projected_schema(opts.projection.as_deref())?;
         Ok(TableScan::new(
             self.source.clone(),
             self.def.clone(),
