@@ -1,71 +1,114 @@
-//! `jetsql`: inspect and export Microsoft Access databases.
+//! `jetsql`: a SQL shell and batch tool over Microsoft Access databases,
+//! on DataFusion, with export to Parquet, Arrow and CSV.
 //!
-//! This first cut lists tables and schemas and dumps tables as CSV or JSON
-//! lines; the SQL REPL on DataFusion builds on the same storage crate.
+//! Modules: `session` builds the DataFusion session and registers the
+//! databases; `shell` runs statements and meta-commands; `script` splits
+//! input into statements; `output` writes results; `meta` answers `\d`;
+//! `repl` is the interactive loop; `export` writes tables to files;
+//! `legacy` keeps the storage-level subcommands.
 
-use clap::{Parser, Subcommand};
-use jet_storage::{Database, OpenOptions, ScanOptions};
-use std::io::Write;
+mod export;
+mod legacy;
+mod meta;
+mod output;
+mod repl;
+mod sample;
+mod script;
+mod session;
+mod shell;
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use output::Format;
+use session::OpenRequest;
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+const EXAMPLES: &str = "\
+Examples:
+  jetsql nwind.mdb                               interactive shell
+  jetsql nwind.mdb -c 'SELECT count(*) FROM orders'
+  jetsql nwind.mdb --format json -f report.sql
+  echo 'SELECT 1;' | jetsql nwind.mdb
+  jetsql a.mdb b.accdb -c 'SELECT * FROM b.public.t'
+  jetsql export nwind.mdb --to out/ --format parquet
+With no FILE, jetsql opens the sample database from fixtures/. A file
+named like a subcommand (export, tables, ...) opens as ./NAME.";
 
 #[derive(Parser)]
 #[command(
     name = "jetsql",
     version,
-    about = "Query and export Microsoft Access (.mdb/.accdb) databases"
+    about = "SQL shell and batch tool for Microsoft Access (.mdb/.accdb) databases",
+    long_about = "SQL shell and batch tool for Microsoft Access (.mdb/.accdb) databases.\n\n\
+        Each FILE is registered as a catalog named after its stem (tables as \
+        stem.public.\"Table\"); the first also answers to bare table names. \
+        Without -c, -f or piped input, jetsql starts an interactive shell.",
+    after_help = EXAMPLES,
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
-    cmd: Cmd,
+    cmd: Option<Command>,
+    /// Database files (.mdb, .accdb); none: the bundled sample.
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Run this SQL (or \meta-command) and exit; repeatable, runs in order with -f.
+    #[arg(short = 'c', long = "command", value_name = "SQL")]
+    command: Vec<String>,
+    /// Run the statements of this script file and exit; repeatable.
+    #[arg(short = 'f', long = "file", value_name = "SCRIPT")]
+    file: Vec<PathBuf>,
+    /// Result format [default: table in the shell and on a terminal, csv when piped].
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Database password (Jet3/Jet4 passwords only mask the header: those
+    /// files open without it; encrypted ACCDB files are not supported yet).
+    #[arg(long, value_name = "PASSWORD")]
+    password: Option<String>,
+    /// Most rows a table shows in the interactive shell.
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    max_rows: usize,
 }
 
 #[derive(Subcommand)]
-enum Cmd {
-    /// List the tables of a database with their row counts.
-    Tables {
+enum Command {
+    /// Write every user table to DIR, one file each (NAME.parquet, .arrow or .csv).
+    Export {
         /// Database file.
         file: PathBuf,
-        /// Include system tables.
-        #[arg(long)]
-        system: bool,
+        /// Target directory (created if missing).
+        #[arg(long, value_name = "DIR")]
+        to: PathBuf,
+        /// File format.
+        #[arg(long, value_enum, default_value = "parquet")]
+        format: export::ExportFormat,
+        /// Only this table (repeatable; names match ignoring case).
+        #[arg(long, value_name = "NAME")]
+        table: Vec<String>,
+        /// Database password (see the main help).
+        #[arg(long, value_name = "PASSWORD")]
+        password: Option<String>,
     },
-    /// Show a table's columns and indexes.
-    Describe {
-        /// Database file.
-        file: PathBuf,
-        /// Table name.
-        table: String,
-    },
-    /// Decode every column of a table to Arrow and print the row count (a
-    /// full-scan benchmark without output cost).
-    Scan {
-        /// Database file.
-        file: PathBuf,
-        /// Table name.
-        table: String,
-        /// Use the memory-mapped page backend.
-        #[arg(long)]
-        mmap: bool,
-    },
-    /// Write a table's rows to standard output.
-    Cat {
-        /// Database file.
-        file: PathBuf,
-        /// Table name.
-        table: String,
-        /// Output format.
-        #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
-        format: String,
-        /// Stop after this many rows.
-        #[arg(long)]
-        limit: Option<usize>,
-    },
+    #[command(flatten)]
+    Storage(legacy::Cmd),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
+    let matches = match Cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.print();
+            if e.use_stderr() {
+                hint_file_named_like_subcommand();
+            }
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    let result = Cli::from_arg_matches(&matches)
+        .map_err(|e| e.to_string())
+        .and_then(|cli| run(cli, &matches));
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("jetsql: {e}");
@@ -74,128 +117,97 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+/// After a usage error: if the first argument names a subcommand and a
+/// file of that name exists, say how to open the file.
+fn hint_file_named_like_subcommand() {
+    let Some(first) = std::env::args().nth(1) else {
+        return;
+    };
+    let cmd = Cli::command();
+    let is_sub = cmd.get_subcommands().any(|s| s.get_name() == first);
+    if is_sub && std::path::Path::new(&first).is_file() {
+        eprintln!("hint: to open the file named {first:?}, write ./{first}");
+    }
+}
+
+/// One batch input, in command-line order.
+enum Input {
+    Sql(String),
+    Script(PathBuf),
+}
+
+/// `-c` and `-f` values in the order they were given.
+fn ordered_inputs(cli: &Cli, m: &clap::ArgMatches) -> Vec<Input> {
+    let mut v: Vec<(usize, Input)> = Vec::new();
+    if let Some(idx) = m.indices_of("command") {
+        v.extend(idx.zip(cli.command.iter().cloned().map(Input::Sql)));
+    }
+    if let Some(idx) = m.indices_of("file") {
+        v.extend(idx.zip(cli.file.iter().cloned().map(Input::Script)));
+    }
+    v.sort_by_key(|(i, _)| *i);
+    v.into_iter().map(|(_, x)| x).collect()
+}
+
+fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
     match cli.cmd {
-        Cmd::Tables { file, system } => {
-            let db = Database::open(&file, OpenOptions::default())?;
-            writeln!(out, "# {} ({})", file.display(), db.version())?;
-            let mut names = db.table_names();
-            if system {
-                names.extend(db.system_table_names());
-            }
-            for name in names {
-                let t = db.table(&name)?;
-                let mut rows = 0usize;
-                for b in t.scan(ScanOptions {
-                    projection: Some(vec![]),
-                    ..Default::default()
-                })? {
-                    rows += b?.num_rows();
-                }
-                writeln!(out, "{name}\t{rows}")?;
-            }
-            for l in db.linked_tables() {
-                writeln!(out, "{}\tlinked: {:?}", l.name, l.kind)?;
-            }
-        }
-        Cmd::Describe { file, table } => {
-            let db = Database::open(&file, OpenOptions::default())?;
-            let t = db.table(&table)?;
-            writeln!(
-                out,
-                "# TDEF page {}, {} rows stated",
-                t.def().page,
-                t.def().stated_rows
-            )?;
-            for (c, f) in t.def().columns.iter().zip(t.schema().fields()) {
-                writeln!(
-                    out,
-                    "{}\t{}({})\t{}\tcol {} var {} fixed {} flags {:#x} ext {:#x} prec {} scale {}",
-                    c.name,
-                    c.jet_type.name(),
-                    c.length,
-                    f.data_type(),
-                    c.col_num,
-                    c.var_index,
-                    c.fixed_offset,
-                    c.flags,
-                    c.ext_flags,
-                    c.precision,
-                    c.scale
-                )?;
-            }
-            for (n, r) in t.def().real_indexes.iter().enumerate() {
-                writeln!(
-                    out,
-                    "real index {n}: key {:?} root page {} flags {:#04x}",
-                    r.key, r.root_page, r.flags
-                )?;
-            }
-            for i in &t.def().indexes {
-                writeln!(
-                    out,
-                    "index {:?} kind {:?} real {}",
-                    i.name, i.kind, i.real_index
-                )?;
-            }
-        }
-        Cmd::Scan { file, table, mmap } => {
-            let backend = if mmap {
-                jet_storage::Backend::Mmap
-            } else {
-                jet_storage::Backend::File
-            };
-            let db = Database::open(
-                &file,
-                OpenOptions {
-                    backend,
-                    ..Default::default()
-                },
-            )?;
-            let t = db.table(&table)?;
-            let start = std::time::Instant::now();
-            let mut rows = 0usize;
-            for b in t.scan(ScanOptions::default())? {
-                rows += b?.num_rows();
-            }
-            let secs = start.elapsed().as_secs_f64();
-            writeln!(
-                out,
-                "{rows} rows in {secs:.3} s ({:.0} rows/s), {} page reads",
-                rows as f64 / secs,
-                db.pages_read()
-            )?;
-        }
-        Cmd::Cat {
+        Some(Command::Export {
             file,
-            table,
+            to,
             format,
-            limit,
-        } => {
-            let db = Database::open(&file, OpenOptions::default())?;
-            let t = db.table(&table)?;
-            let scan = t.scan(ScanOptions {
-                limit,
-                ..Default::default()
-            })?;
-            if format == "json" {
-                let mut w = arrow_json::LineDelimitedWriter::new(&mut out);
-                for b in scan {
-                    w.write(&b?)?;
-                }
-                w.finish()?;
-            } else {
-                let mut w = arrow_csv::WriterBuilder::new()
-                    .with_header(true)
-                    .build(&mut out);
-                for b in scan {
-                    w.write(&b?)?;
-                }
+            table,
+            password,
+        }) => {
+            let done = export::export(&file, &to, format, &table, &OpenRequest { password })?;
+            for e in done {
+                println!("{}\t{} rows\t{}", e.table, e.rows, e.path.display());
             }
+            return Ok(());
+        }
+        Some(Command::Storage(cmd)) => return legacy::run(cmd).map_err(|e| e.to_string()),
+        None => {}
+    }
+    let inputs = ordered_inputs(&cli, matches);
+    let stdin_script = inputs.is_empty() && !std::io::stdin().is_terminal();
+    let interactive = inputs.is_empty() && !stdin_script;
+    let files = if cli.files.is_empty() {
+        vec![sample::sample_path()?]
+    } else {
+        cli.files.clone()
+    };
+    let ctx = session::new_context();
+    let req = OpenRequest {
+        password: cli.password.clone(),
+    };
+    let dbs = session::register_files(&ctx, &files, &req)?;
+    let format = cli
+        .format
+        .unwrap_or(if interactive || std::io::stdout().is_terminal() {
+            Format::Table
+        } else {
+            Format::Csv
+        });
+    let mut shell = shell::Shell::new(ctx, dbs, format, interactive, cli.max_rows)
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    if interactive {
+        return repl::run(&mut shell);
+    }
+    if stdin_script {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("standard input: {e}"))?;
+        shell.run_text(&text)?;
+        return Ok(());
+    }
+    for input in inputs {
+        let flow = match input {
+            Input::Sql(sql) => shell.run_text(&sql)?,
+            Input::Script(path) => shell.include(&path.to_string_lossy())?,
+        };
+        if flow == shell::Flow::Quit {
+            break;
         }
     }
-    out.flush()?;
     Ok(())
 }

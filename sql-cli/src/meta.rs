@@ -1,0 +1,285 @@
+//! Meta-commands that describe the open databases: `\d` and `\d NAME`.
+
+use crate::session::OpenDb;
+use crate::shell::Shell;
+use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::util::pretty::pretty_format_batches;
+use jet_storage::tdef::{Column, Direction, IndexKind};
+use jet_storage::{JetType, JetVersion, Table};
+use std::sync::Arc;
+
+/// The text `\?` prints.
+pub const HELP: &str = "\
+SQL statements end with ';' and may span lines. Meta-commands:
+  \\d               list the tables of every open database
+  \\d NAME          columns (Jet and Arrow types), indexes and keys of a table
+                   (NAME or db.NAME; quotes optional)
+  \\i FILE          run the statements of a script file
+  \\timing [on|off] show the time each statement takes
+  \\format FMT      output format: table, csv, json or ndjson
+  \\q               quit (also Ctrl-D)
+  \\?               this help
+Ctrl-C cancels a running query and keeps the session.
+Export: COPY (SELECT ...) TO 'out.parquet' (or .arrow, .csv).
+";
+
+/// A pretty table of string columns.
+fn table(headers: &[&str], rows: &[Vec<String>]) -> Result<String, String> {
+    let fields: Vec<Field> = headers
+        .iter()
+        .map(|h| Field::new(*h, DataType::Utf8, false))
+        .collect();
+    let columns: Vec<ArrayRef> = (0..headers.len())
+        .map(|i| {
+            Arc::new(StringArray::from_iter_values(
+                rows.iter().map(|r| r.get(i).map_or("", String::as_str)),
+            )) as ArrayRef
+        })
+        .collect();
+    let batch =
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(|e| e.to_string())?;
+    pretty_format_batches(&[batch])
+        .map(|t| format!("{t}\n"))
+        .map_err(|e| e.to_string())
+}
+
+/// `\d`: one line per table of every open database, and the tables the
+/// session created.
+pub fn list_tables(shell: &Shell) -> Result<String, String> {
+    let mut rows = Vec::new();
+    for d in &shell.dbs {
+        for name in d.db.table_names() {
+            let t = d.db.table(&name).map_err(|e| format!("{}: {e}", d.name))?;
+            rows.push(vec![
+                d.name.clone(),
+                name.clone(),
+                t.def().columns.len().to_string(),
+                t.def().indexes.len().to_string(),
+                "table".to_string(),
+            ]);
+        }
+        for l in d.db.linked_tables() {
+            rows.push(vec![
+                d.name.clone(),
+                l.name.clone(),
+                String::new(),
+                String::new(),
+                format!("linked ({:?})", l.kind),
+            ]);
+        }
+    }
+    if let Some(schema) = shell
+        .ctx
+        .catalog("datafusion")
+        .and_then(|c| c.schema("public"))
+    {
+        let jet: Vec<String> = shell
+            .dbs
+            .first()
+            .map(|d| d.db.table_names())
+            .unwrap_or_default();
+        for name in schema.table_names() {
+            if !jet.contains(&name) {
+                rows.push(vec![
+                    "(session)".into(),
+                    name,
+                    String::new(),
+                    String::new(),
+                    "memory".into(),
+                ]);
+            }
+        }
+    }
+    if rows.is_empty() {
+        return Ok("No tables.\n".into());
+    }
+    table(&["database", "table", "columns", "indexes", "kind"], &rows)
+}
+
+/// Strips one level of `"…"`, `[…]` or `` `…` `` quoting.
+fn unquote(s: &str) -> &str {
+    let s = s.trim();
+    for (a, b) in [('"', '"'), ('[', ']'), ('`', '`')] {
+        if let Some(inner) = s.strip_prefix(a).and_then(|r| r.strip_suffix(b)) {
+            return inner;
+        }
+    }
+    s
+}
+
+/// Finds `name` (a table, or `db.table`) among the open databases,
+/// exactly first, then ignoring case.
+fn resolve<'a>(dbs: &'a [OpenDb], name: &str) -> Option<(&'a OpenDb, String)> {
+    let mut candidates: Vec<(&OpenDb, &str)> = dbs.iter().map(|d| (d, unquote(name))).collect();
+    if let Some((db, table)) = name.split_once('.') {
+        let db = unquote(db);
+        if let Some(d) = dbs.iter().find(|d| d.name.eq_ignore_ascii_case(db)) {
+            candidates.insert(0, (d, unquote(table)));
+        }
+    }
+    for exact in [true, false] {
+        for (d, t) in &candidates {
+            let names = d.db.table_names();
+            let hit = names.into_iter().find(|n| {
+                if exact {
+                    n == t
+                } else {
+                    n.eq_ignore_ascii_case(t)
+                }
+            });
+            if let Some(n) = hit {
+                return Some((d, n));
+            }
+        }
+    }
+    None
+}
+
+/// A Jet type as Access names it, with its size where it has one.
+fn jet_type(c: &Column, version: JetVersion) -> String {
+    let name = c.jet_type.name();
+    match c.jet_type {
+        JetType::Text => {
+            let chars = if version == JetVersion::Jet3 {
+                c.length
+            } else {
+                c.length / 2
+            };
+            format!("{name}({chars})")
+        }
+        JetType::Binary => format!("{name}({})", c.length),
+        JetType::Numeric => format!("{name}({},{})", c.precision, c.scale),
+        _ => name.to_string(),
+    }
+}
+
+fn column_names(t: &Table, real_index: u32) -> String {
+    let def = t.def();
+    let Some(real) = usize::try_from(real_index)
+        .ok()
+        .and_then(|i| def.real_indexes.get(i))
+    else {
+        return "?".into();
+    };
+    real.key
+        .iter()
+        .map(|(num, dir)| {
+            let name = def
+                .columns
+                .iter()
+                .find(|c| c.col_num == *num)
+                .map_or_else(|| format!("#{num}"), |c| c.name.clone());
+            match dir {
+                Direction::Ascending => name,
+                Direction::Descending => format!("{name} DESC"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `\d NAME`: the table's columns, indexes and keys.
+pub fn describe(shell: &Shell, name: &str) -> Result<String, String> {
+    let (d, real_name) = resolve(&shell.dbs, name)
+        .ok_or_else(|| format!("no table {name:?} in the open databases (\\d lists them)"))?;
+    let t =
+        d.db.table(&real_name)
+            .map_err(|e| format!("{}: {e}", d.name))?;
+    let def = t.def();
+    let version = d.db.version();
+    let mut out = format!(
+        "Table \"{real_name}\" in {} ({version:?}, TDEF page {}, {} rows stated)\n",
+        d.name, def.page, def.stated_rows
+    );
+    let schema = t.schema();
+    let rows: Vec<Vec<String>> = def
+        .columns
+        .iter()
+        .zip(schema.fields())
+        .map(|(c, f)| {
+            let mut extra = Vec::new();
+            if c.is_auto_number() {
+                extra.push("auto-number");
+            }
+            if c.is_hyperlink() {
+                extra.push("hyperlink");
+            }
+            if c.is_calculated() {
+                extra.push("calculated");
+            }
+            vec![
+                c.name.clone(),
+                jet_type(c, version),
+                f.data_type().to_string(),
+                extra.join(", "),
+            ]
+        })
+        .collect();
+    out.push_str(&table(
+        &["column", "jet type", "arrow type", "flags"],
+        &rows,
+    )?);
+    let mut index_rows = Vec::new();
+    let mut fk_rows = Vec::new();
+    for i in &def.indexes {
+        let cols = column_names(&t, i.real_index);
+        let unique = usize::try_from(i.real_index)
+            .ok()
+            .and_then(|n| def.real_indexes.get(n))
+            .is_some_and(|r| r.flags & 0x01 != 0);
+        let kind = match i.kind {
+            IndexKind::PrimaryKey => "primary key".to_string(),
+            IndexKind::ForeignKey => "foreign key".to_string(),
+            IndexKind::Normal if unique => "unique".to_string(),
+            IndexKind::Normal => "index".to_string(),
+            IndexKind::Other(k) => format!("kind {k:#04x}"),
+        };
+        if i.kind == IndexKind::ForeignKey {
+            let other =
+                d.db.catalog()
+                    .iter()
+                    .find(|e| {
+                        e.tdef_page() == i.rel_table_page
+                            && matches!(e.kind, jet_storage::ObjectKind::Table)
+                    })
+                    .map(|e| e.name.clone());
+            let target = match &other {
+                Some(o) => {
+                    let cols =
+                        d.db.table(o)
+                            .ok()
+                            .and_then(|ot| {
+                                let n = i.rel_index?;
+                                let li = ot.def().indexes.iter().find(|x| x.number == n)?;
+                                Some(column_names(&ot, li.real_index))
+                            })
+                            .unwrap_or_default();
+                    format!("{o}({cols})")
+                }
+                None => format!("TDEF page {}", i.rel_table_page),
+            };
+            let mut on = Vec::new();
+            if i.cascade_updates {
+                on.push("cascade updates");
+            }
+            if i.cascade_deletes {
+                on.push("cascade deletes");
+            }
+            fk_rows.push(vec![i.name.clone(), cols.clone(), target, on.join(", ")]);
+        }
+        index_rows.push(vec![i.name.clone(), kind, cols]);
+    }
+    if !index_rows.is_empty() {
+        out.push_str("Indexes:\n");
+        out.push_str(&table(&["index", "kind", "columns"], &index_rows)?);
+    }
+    if !fk_rows.is_empty() {
+        out.push_str("Foreign keys:\n");
+        out.push_str(&table(
+            &["name", "columns", "references", "actions"],
+            &fk_rows,
+        )?);
+    }
+    Ok(out)
+}

@@ -1,0 +1,196 @@
+//! The DataFusion session and the databases registered on it.
+//!
+//! [`new_context`] is the one place the session is built; everything else
+//! (catalog registration, the default schema) is layered on the context it
+//! returns, so a provider-built session with extra optimizer rules can be
+//! swapped in there alone.
+
+use async_trait::async_trait;
+use datafusion::catalog::{MemorySchemaProvider, SchemaProvider, TableProvider};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::prelude::{SessionConfig, SessionContext};
+use jet_provider::{JetCatalogProvider, JetOptions, JetSchemaProvider};
+use jet_storage::{Database, Error as JetError, FormatError, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Builds the session every query runs in: information_schema on (for
+/// `SHOW TABLES`, `SHOW COLUMNS`), default catalog `datafusion`, schema
+/// `public`.
+pub fn new_context() -> SessionContext {
+    let config = SessionConfig::new()
+        .with_information_schema(true)
+        .with_default_catalog_and_schema("datafusion", "public");
+    // Files name tables too: SELECT * FROM 'out.parquet'.
+    SessionContext::new_with_config(config).enable_url_table()
+}
+
+/// How databases are opened.
+#[derive(Debug, Clone, Default)]
+pub struct OpenRequest {
+    /// The database password given with `--password`. Jet3/Jet4 database
+    /// passwords only mask the header, which the reader opens regardless;
+    /// an encrypted ACCDB is refused whether or not one is given, and the
+    /// error says so.
+    pub password: Option<String>,
+}
+
+/// A database registered on the session.
+#[derive(Debug, Clone)]
+pub struct OpenDb {
+    /// Catalog name: the file stem, lower-cased (SQL folds unquoted names).
+    pub name: String,
+    /// The file.
+    pub path: PathBuf,
+    /// The open database.
+    pub db: Database,
+}
+
+/// Opens `path`, turning storage errors into messages that name the file;
+/// an encrypted ACCDB says that decryption is not supported.
+pub fn open_database(path: &Path, req: &OpenRequest) -> std::result::Result<Database, String> {
+    match Database::open(path, OpenOptions::default()) {
+        Ok(db) => Ok(db),
+        Err(JetError::Format(FormatError::Encrypted(what))) => Err(format!(
+            "{}: the file is encrypted ({what}); jetsql cannot decrypt it yet{}",
+            path.display(),
+            if req.password.is_some() {
+                ", even with --password"
+            } else {
+                ""
+            }
+        )),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// The catalog name for `path`: its stem lower-cased, non-identifier
+/// characters replaced by `_`, made unique among `taken`.
+fn catalog_name(path: &Path, taken: &[OpenDb]) -> String {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let mut base: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+        base.insert(0, '_');
+    }
+    if base == "datafusion" {
+        base.push('_');
+    }
+    let mut name = base.clone();
+    let mut n = 2;
+    while taken.iter().any(|d| d.name == name) {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    name
+}
+
+/// Opens every file and registers it on `ctx` as catalog `<stem>` (tables
+/// `stem.public."Table"`); the first database's tables also answer to
+/// bare names in the default schema, which still accepts `CREATE TABLE`.
+pub fn register_files(
+    ctx: &SessionContext,
+    files: &[PathBuf],
+    req: &OpenRequest,
+) -> std::result::Result<Vec<OpenDb>, String> {
+    let mut dbs: Vec<OpenDb> = Vec::new();
+    for path in files {
+        let db = open_database(path, req)?;
+        let name = catalog_name(path, &dbs);
+        ctx.register_catalog(
+            &name,
+            Arc::new(JetCatalogProvider::new(db.clone(), JetOptions::default())),
+        );
+        dbs.push(OpenDb {
+            name,
+            path: path.clone(),
+            db,
+        });
+    }
+    if let Some(first) = dbs.first() {
+        let catalog = ctx
+            .catalog("datafusion")
+            .ok_or_else(|| "the session has no default catalog".to_string())?;
+        let schema = DefaultSchema {
+            jet: JetSchemaProvider::new(first.db.clone(), JetOptions::default()),
+            mem: MemorySchemaProvider::new(),
+        };
+        catalog
+            .register_schema("public", Arc::new(schema))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(dbs)
+}
+
+/// The default schema: the first database's tables (case-insensitive, as
+/// in Access) with an in-memory schema over them for tables the session
+/// creates.
+#[derive(Debug)]
+struct DefaultSchema {
+    jet: JetSchemaProvider,
+    mem: MemorySchemaProvider,
+}
+
+#[async_trait]
+impl SchemaProvider for DefaultSchema {
+    fn table_names(&self) -> Vec<String> {
+        let mut names = self.mem.table_names();
+        names.extend(self.jet.table_names());
+        names
+    }
+
+    async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        if let Some(t) = self.mem.table(name).await? {
+            return Ok(Some(t));
+        }
+        self.jet.table(name).await
+    }
+
+    fn register_table(
+        &self,
+        name: String,
+        table: Arc<dyn TableProvider>,
+    ) -> Result<Option<Arc<dyn TableProvider>>> {
+        if self.jet.table_exist(&name) {
+            return Err(DataFusionError::Plan(format!(
+                "table {name} already exists in the database"
+            )));
+        }
+        self.mem.register_table(name, table)
+    }
+
+    fn deregister_table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        self.mem.deregister_table(name)
+    }
+
+    fn table_exist(&self, name: &str) -> bool {
+        self.mem.table_exist(name) || self.jet.table_exist(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_names_are_unique_identifiers() {
+        assert_eq!(catalog_name(Path::new("/x/NWind.mdb"), &[]), "nwind");
+        assert_eq!(catalog_name(Path::new("my db-1.accdb"), &[]), "my_db_1");
+        assert_eq!(catalog_name(Path::new("2019.accdb"), &[]), "_2019");
+        assert_eq!(
+            catalog_name(Path::new("datafusion.mdb"), &[]),
+            "datafusion_"
+        );
+    }
+}

@@ -1,0 +1,261 @@
+//! Running statements and meta-commands: the state a REPL or a batch run
+//! carries (session, open databases, output format, timing).
+
+use crate::meta;
+use crate::output::{Format, Sink};
+use crate::script::{Item, split};
+use crate::session::OpenDb;
+use datafusion::error::DataFusionError;
+use datafusion::prelude::SessionContext;
+use futures::StreamExt;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+/// What to do after an item ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on.
+    Continue,
+    /// `\q`: leave.
+    Quit,
+}
+
+/// Deepest `\i` nesting accepted (a script including itself stops here).
+const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// A shell: the session, its databases and the output settings.
+pub struct Shell {
+    /// The DataFusion session.
+    pub ctx: SessionContext,
+    /// Databases in the order they were opened (the first is the default).
+    pub dbs: Vec<OpenDb>,
+    /// Output format of query results.
+    pub format: Format,
+    /// Print elapsed time after each statement.
+    pub timing: bool,
+    /// REPL mode: a row cap on tables, a footer, Ctrl-C cancels a query.
+    pub interactive: bool,
+    /// Row cap of table output in REPL mode.
+    pub max_rows: usize,
+    runtime: tokio::runtime::Runtime,
+    depth: usize,
+}
+
+impl Shell {
+    /// A shell over `ctx` and `dbs`.
+    pub fn new(
+        ctx: SessionContext,
+        dbs: Vec<OpenDb>,
+        format: Format,
+        interactive: bool,
+        max_rows: usize,
+    ) -> std::io::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        Ok(Shell {
+            ctx,
+            dbs,
+            format,
+            timing: interactive,
+            interactive,
+            max_rows,
+            runtime,
+            depth: 0,
+        })
+    }
+
+    /// Runs every complete item of `text`; a trailing statement without
+    /// `;` runs too (scripts and `-c` need not end with one). Stops at the
+    /// first error.
+    pub fn run_text(&mut self, text: &str) -> Result<Flow, String> {
+        let (mut items, rest) = split(text);
+        if !rest.is_empty() {
+            items.push(Item::Sql(rest));
+        }
+        for item in items {
+            let flow = match item {
+                Item::Sql(sql) => self.run_sql(&sql).map(|()| Flow::Continue),
+                Item::Meta(cmd) => self.run_meta(&cmd),
+            }?;
+            if flow == Flow::Quit {
+                return Ok(Flow::Quit);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Runs a meta-command (without its `\`).
+    pub fn run_meta(&mut self, cmd: &str) -> Result<Flow, String> {
+        let (name, arg) = match cmd.split_once(char::is_whitespace) {
+            Some((n, a)) => (n, a.trim()),
+            None => (cmd, ""),
+        };
+        let mut out = std::io::stdout().lock();
+        let w = |out: &mut std::io::StdoutLock, s: String| {
+            out.write_all(s.as_bytes()).map_err(|e| e.to_string())
+        };
+        match name {
+            "q" | "quit" => return Ok(Flow::Quit),
+            "?" | "h" | "help" => w(&mut out, meta::HELP.to_string())?,
+            "d" | "dt" if arg.is_empty() => w(&mut out, meta::list_tables(self)?)?,
+            "d" => w(&mut out, meta::describe(self, arg)?)?,
+            "timing" => {
+                self.timing = match arg {
+                    "" => !self.timing,
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(format!("\\timing takes on or off, not {arg:?}")),
+                };
+                w(
+                    &mut out,
+                    format!("Timing is {}.\n", if self.timing { "on" } else { "off" }),
+                )?;
+            }
+            "format" | "f" => {
+                if arg.is_empty() {
+                    w(
+                        &mut out,
+                        format!("Output format is {}.\n", self.format.name()),
+                    )?;
+                } else {
+                    self.format = Format::parse(arg).ok_or_else(|| {
+                        format!("unknown format {arg:?}: use table, csv, json or ndjson")
+                    })?;
+                    if self.interactive {
+                        w(
+                            &mut out,
+                            format!("Output format is {}.\n", self.format.name()),
+                        )?;
+                    }
+                }
+            }
+            "i" | "include" => {
+                if arg.is_empty() {
+                    return Err("\\i needs a file name".into());
+                }
+                drop(out);
+                return self.include(arg);
+            }
+            _ => return Err(format!("unknown command \\{name}; \\? lists the commands")),
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// `\i FILE`: runs the statements of a script file.
+    pub fn include(&mut self, path: &str) -> Result<Flow, String> {
+        if self.depth >= MAX_INCLUDE_DEPTH {
+            return Err(format!(
+                "\\i {path}: scripts nest deeper than {MAX_INCLUDE_DEPTH}"
+            ));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        self.depth += 1;
+        let r = self.run_text(&text);
+        self.depth -= 1;
+        r
+    }
+
+    /// Runs one SQL statement and writes its result.
+    pub fn run_sql(&mut self, sql: &str) -> Result<(), String> {
+        let start = Instant::now();
+        if self.interactive {
+            return self.run_sql_cancellable(sql, start);
+        }
+        let ctx = self.ctx.clone();
+        let format = self.format;
+        let rows = self
+            .runtime
+            .block_on(async move {
+                let df = ctx.sql(sql).await?;
+                let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
+                let mut stream = df.execute_stream().await?;
+                let out = std::io::BufWriter::new(std::io::stdout().lock());
+                let mut sink = Sink::new(out, format, schema, None);
+                while let Some(b) = stream.next().await {
+                    sink.push(b?)?;
+                }
+                Ok::<_, DataFusionError>(sink.finish()?.1)
+            })
+            .map_err(|e| e.to_string())?;
+        if self.timing {
+            eprintln!("{} ({})", rows_text(rows), ms(start.elapsed()));
+        }
+        Ok(())
+    }
+
+    /// REPL execution: the query runs on a task; Ctrl-C aborts it (dropping
+    /// its streams cancels the plan) and the session stays.
+    fn run_sql_cancellable(&mut self, sql: &str, start: Instant) -> Result<(), String> {
+        let ctx = self.ctx.clone();
+        let format = self.format;
+        let cap = (format == Format::Table).then_some(self.max_rows);
+        let sql = sql.to_string();
+        let outcome = self.runtime.block_on(async move {
+            let mut task = tokio::spawn(async move {
+                let df = ctx.sql(&sql).await?;
+                let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
+                let empty = schema.fields().is_empty();
+                let mut stream = df.execute_stream().await?;
+                let mut sink = Sink::new(Vec::new(), format, schema, cap);
+                while let Some(b) = stream.next().await {
+                    sink.push(b?)?;
+                }
+                let truncated = sink.truncated();
+                let (text, rows) = sink.finish()?;
+                Ok::<_, DataFusionError>((text, rows, truncated, empty))
+            });
+            tokio::select! {
+                r = &mut task => Some(r),
+                _ = tokio::signal::ctrl_c() => {
+                    task.abort();
+                    None
+                }
+            }
+        });
+        let elapsed = start.elapsed();
+        let Some(joined) = outcome else {
+            return Err(format!("query cancelled after {}", ms(elapsed)));
+        };
+        let (text, rows, truncated, empty) = joined
+            .map_err(|e| format!("query task failed: {e}"))?
+            .map_err(|e| e.to_string())?;
+        let mut out = std::io::stdout().lock();
+        if !empty {
+            out.write_all(&text).map_err(|e| e.to_string())?;
+        }
+        let mut footer = if empty {
+            "OK".to_string()
+        } else {
+            rows_text(rows)
+        };
+        if truncated {
+            footer.push_str(&format!(
+                ", first {} shown (\\format csv or LIMIT for the rest)",
+                self.max_rows
+            ));
+        }
+        if self.timing {
+            footer.push_str(&format!(" ({})", ms(elapsed)));
+        }
+        writeln!(out, "{footer}").map_err(|e| e.to_string())?;
+        Ok(())
+    }
+}
+
+fn rows_text(rows: usize) -> String {
+    if rows == 1 {
+        "1 row".to_string()
+    } else {
+        format!("{rows} rows")
+    }
+}
+
+fn ms(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 10.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.0} ms")
+    }
+}
