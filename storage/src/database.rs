@@ -171,6 +171,22 @@ impl Database {
         Database::from_source(None, header, Box::new(MemPageSource::new(bytes, ps)))
     }
 
+    /// Opens a database over any page source (for example the committed
+    /// image of a [`crate::write::Writer`]'s target).
+    pub fn from_page_source(src: Arc<dyn PageSource>) -> Result<Database> {
+        let header = read_header(&src.read_page(0)?)?;
+        Database::from_source(None, header, Box::new(SharedSource(src)))
+    }
+
+    /// Opens a database for writing through `target` (the journaled file
+    /// target, or an in-memory [`crate::image::MemImage`]); changes happen
+    /// only inside [`crate::write::Writer::transaction`].
+    pub fn open_writable_with<T: crate::write::WriteTarget>(
+        target: T,
+    ) -> Result<crate::write::Writer<T>> {
+        crate::write::Writer::new(target)
+    }
+
     fn from_source(
         path: Option<PathBuf>,
         header: HeaderInfo,
@@ -626,6 +642,24 @@ fn read_catalog(source: &Arc<ScanSource>) -> Result<Vec<CatalogEntry>> {
         }
     }
     Ok(out)
+}
+
+/// An `Arc`-shared page source as a boxed one.
+struct SharedSource(Arc<dyn PageSource>);
+
+impl PageSource for SharedSource {
+    fn page_size(&self) -> usize {
+        self.0.page_size()
+    }
+    fn page_count(&self) -> u32 {
+        self.0.page_count()
+    }
+    fn read_page(&self, n: u32) -> Result<crate::page::Page, FormatError> {
+        self.0.read_page(n)
+    }
+    fn pages_read(&self) -> u64 {
+        self.0.pages_read()
+    }
 }
 
 #[allow(dead_code)]

@@ -124,6 +124,9 @@ pub enum Error {
     /// Arrow refused to build a batch.
     #[error("arrow: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
+    /// A write was refused or failed; the committed image is unchanged.
+    #[error(transparent)]
+    Write(Box<crate::write::WriteError>),
 }
 
 impl Error {

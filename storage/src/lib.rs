@@ -40,6 +40,7 @@ pub mod text;
 pub mod types;
 pub mod usage_map;
 pub mod values;
+pub mod write;
 
 pub use catalog::{CatalogEntry, ObjectKind};
 pub use database::{Backend, Database, OpenOptions, Table};
@@ -48,3 +49,4 @@ pub use format::JetVersion;
 pub use image::{CommitTarget, ImageChanges, MemImage, PageStore};
 pub use scan::{ScanOptions, TableScan};
 pub use types::JetType;
+pub use write::{Transaction, WriteError, WriteTarget, Writer};

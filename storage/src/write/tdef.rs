@@ -1,0 +1,825 @@
+//! Table definitions on the write side: the schema a caller asks for
+//! ([`TableSpec`]), its layout into a [`TableDef`] (column numbers, fixed
+//! offsets, variable indexes, real and logical indexes) and the TDEF
+//! encoder (Jet4/ACE), including the long-value column usage-map list.
+
+use super::{WResult, WriteError};
+use crate::format::{JetVersion, page_type};
+use crate::image::PageStore;
+use crate::tdef::{
+    COL_AUTO_GUID, COL_AUTO_LONG, COL_FIXED, COL_HYPERLINK, Column, Direction,
+    EXT_COMPRESSED_UNICODE, IndexKind, LogicalIndex, RealIndex, TableDef,
+};
+use crate::types::JetType;
+use crate::write::overlay::PageOverlay;
+
+/// Constant found in TDEF headers, column and logical-index definitions.
+pub const MAGIC_TABLE: u32 = 1625;
+/// Constant that opens a real-index definition.
+pub const MAGIC_INDEX: u32 = 1923;
+/// TDEF table type of user tables.
+pub const TABLE_USER: u8 = 0x4e;
+/// TDEF table type of system tables.
+pub const TABLE_SYSTEM: u8 = 0x53;
+/// Column flag: updatable (set on every column Access or Jackcess writes).
+pub const COL_UPDATABLE: u8 = 0x02;
+/// Real-index flag: unique.
+pub const INDEX_UNIQUE: u8 = 0x01;
+/// Real-index flag: ignore nulls.
+pub const INDEX_IGNORE_NULLS: u8 = 0x02;
+/// Real-index flag: required (no nulls).
+pub const INDEX_REQUIRED: u8 = 0x08;
+/// Text sort order "General" (locale 1033) as the column stores it.
+pub const SORT_GENERAL: u16 = 1033;
+/// Most key columns of a real index.
+pub const MAX_INDEX_COLUMNS: usize = 10;
+
+/// One column as a caller declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnSpec {
+    /// Column name.
+    pub name: String,
+    /// Jet type.
+    pub jet_type: JetType,
+    /// Text: maximum characters (1–255); Binary: maximum bytes (1–255);
+    /// ignored for other types.
+    pub size: u16,
+    /// Numeric precision (1–28).
+    pub precision: u8,
+    /// Numeric scale (0–precision).
+    pub scale: u8,
+    /// NULL refused on insert and update.
+    pub not_null: bool,
+    /// Auto-number (Long: counter; GUID: generated).
+    pub auto_number: bool,
+    /// Hyperlink (Memo only).
+    pub hyperlink: bool,
+}
+
+impl ColumnSpec {
+    /// A column of `jet_type` with defaults: Text 255 characters, Binary 255
+    /// bytes, Numeric(18, 0), nullable, not auto-number.
+    pub fn new(name: &str, jet_type: JetType) -> ColumnSpec {
+        ColumnSpec {
+            name: name.to_string(),
+            jet_type,
+            size: 255,
+            precision: 18,
+            scale: 0,
+            not_null: false,
+            auto_number: false,
+            hyperlink: false,
+        }
+    }
+    /// Text of at most `chars` characters.
+    pub fn text(name: &str, chars: u16) -> ColumnSpec {
+        ColumnSpec {
+            size: chars,
+            ..ColumnSpec::new(name, JetType::Text)
+        }
+    }
+    /// Numeric(precision, scale).
+    pub fn numeric(name: &str, precision: u8, scale: u8) -> ColumnSpec {
+        ColumnSpec {
+            precision,
+            scale,
+            ..ColumnSpec::new(name, JetType::Numeric)
+        }
+    }
+    /// Marks the column NOT NULL.
+    pub fn not_null(mut self) -> ColumnSpec {
+        self.not_null = true;
+        self
+    }
+    /// Marks the column auto-number.
+    pub fn auto_number(mut self) -> ColumnSpec {
+        self.auto_number = true;
+        self
+    }
+}
+
+/// One index as a caller declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexSpec {
+    /// Index name.
+    pub name: String,
+    /// Key columns (by name) and their directions.
+    pub columns: Vec<(String, Direction)>,
+    /// The primary key (implies unique and required).
+    pub primary: bool,
+    /// Unique.
+    pub unique: bool,
+    /// Rows whose key is all NULL are not indexed.
+    pub ignore_nulls: bool,
+}
+
+impl IndexSpec {
+    /// A plain ascending index on `columns`.
+    pub fn new(name: &str, columns: &[&str]) -> IndexSpec {
+        IndexSpec {
+            name: name.to_string(),
+            columns: columns
+                .iter()
+                .map(|c| (c.to_string(), Direction::Ascending))
+                .collect(),
+            primary: false,
+            unique: false,
+            ignore_nulls: false,
+        }
+    }
+    /// The primary key on `columns` (ascending).
+    pub fn primary(name: &str, columns: &[&str]) -> IndexSpec {
+        IndexSpec {
+            primary: true,
+            unique: true,
+            ..IndexSpec::new(name, columns)
+        }
+    }
+    /// Marks the index unique.
+    pub fn unique(mut self) -> IndexSpec {
+        self.unique = true;
+        self
+    }
+}
+
+/// A table as a caller declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableSpec {
+    /// Table name.
+    pub name: String,
+    /// Columns in order.
+    pub columns: Vec<ColumnSpec>,
+    /// Indexes.
+    pub indexes: Vec<IndexSpec>,
+}
+
+impl TableSpec {
+    /// A table named `name` with `columns` and no indexes.
+    pub fn new(name: &str, columns: Vec<ColumnSpec>) -> TableSpec {
+        TableSpec {
+            name: name.to_string(),
+            columns,
+            indexes: Vec::new(),
+        }
+    }
+    /// Adds an index.
+    pub fn index(mut self, idx: IndexSpec) -> TableSpec {
+        self.indexes.push(idx);
+        self
+    }
+}
+
+/// What the encoder needs beyond [`TableDef`]: the long-value column usage
+/// maps (column number, owned-pages map pointer, free-space map pointer).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TdefExtra {
+    /// Per long-value column: (column number, owned map, free map).
+    pub lval_maps: Vec<(u16, u32, u32)>,
+}
+
+fn bad(table: &str, why: impl Into<String>) -> WriteError {
+    WriteError::BadDefinition {
+        table: table.to_string(),
+        why: why.into(),
+    }
+}
+
+/// Checks a name as Access does: 1–64 characters, no leading space, none
+/// of `. ! [ ]` or control characters.
+pub fn check_name(table: &str, what: &str, name: &str) -> WResult<()> {
+    let n = name.chars().count();
+    if n == 0 || n > 64 {
+        return Err(bad(
+            table,
+            format!("{what} name {name:?} must have 1 to 64 characters"),
+        ));
+    }
+    if name.starts_with(' ') || name.chars().any(|c| c.is_control() || ".![]`".contains(c)) {
+        return Err(bad(
+            table,
+            format!(
+                "{what} name {name:?} has a leading space or one of . ! [ ] ` or a control character"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks one column spec against what `version` can store and returns its
+/// stored length, flags and extended flags.
+pub fn column_shape(version: JetVersion, table: &str, c: &ColumnSpec) -> WResult<(u16, u8, u8)> {
+    check_name(table, "column", &c.name)?;
+    let t = c.jet_type;
+    let mut flags = COL_UPDATABLE;
+    let mut ext = 0u8;
+    let len = match t {
+        JetType::Text => {
+            if c.size == 0 || c.size > 255 {
+                return Err(bad(
+                    table,
+                    format!(
+                        "Text column {:?}: size {} (1 to 255 characters)",
+                        c.name, c.size
+                    ),
+                ));
+            }
+            ext |= EXT_COMPRESSED_UNICODE;
+            c.size * 2
+        }
+        JetType::Binary => {
+            if c.size == 0 || c.size > 255 {
+                return Err(bad(
+                    table,
+                    format!(
+                        "Binary column {:?}: size {} (1 to 255 bytes)",
+                        c.name, c.size
+                    ),
+                ));
+            }
+            c.size
+        }
+        JetType::Memo => {
+            ext |= EXT_COMPRESSED_UNICODE;
+            0
+        }
+        JetType::Ole => 0,
+        JetType::Numeric => {
+            if c.precision == 0 || c.precision > 28 || c.scale > c.precision {
+                return Err(bad(
+                    table,
+                    format!(
+                        "Numeric column {:?}: precision {} scale {} (1 ≤ precision ≤ 28, scale ≤ precision)",
+                        c.name, c.precision, c.scale
+                    ),
+                ));
+            }
+            17
+        }
+        JetType::BigInt if version < JetVersion::Ace16 => {
+            return Err(bad(
+                table,
+                format!(
+                    "column {:?}: Large Number needs ACE16 (Access 2016) or later",
+                    c.name
+                ),
+            ));
+        }
+        JetType::Boolean
+        | JetType::Byte
+        | JetType::Integer
+        | JetType::Long
+        | JetType::Currency
+        | JetType::Single
+        | JetType::Double
+        | JetType::DateTime
+        | JetType::Guid
+        | JetType::BigInt => t.fixed_size().map(|s| s.max(1) as u16).unwrap_or(0),
+        other => {
+            return Err(WriteError::Unsupported(format!(
+                "column {:?} of type {} (table {table:?})",
+                c.name,
+                other.name()
+            )));
+        }
+    };
+    if t.fixed_size().is_some() {
+        flags |= COL_FIXED;
+    }
+    if c.auto_number {
+        match t {
+            JetType::Long => flags |= COL_AUTO_LONG,
+            JetType::Guid => flags |= COL_AUTO_GUID,
+            _ => {
+                return Err(bad(
+                    table,
+                    format!("column {:?}: auto-number needs Long or GUID", c.name),
+                ));
+            }
+        }
+    }
+    if c.hyperlink {
+        if t != JetType::Memo {
+            return Err(bad(
+                table,
+                format!("column {:?}: hyperlink needs Memo", c.name),
+            ));
+        }
+        flags |= COL_HYPERLINK;
+    }
+    Ok((len, flags, ext))
+}
+
+/// Lays out `spec` as a table definition whose first TDEF page is `page`.
+/// Usage-map pointers and index roots are left 0 for the caller to fill.
+pub fn layout(version: JetVersion, spec: &TableSpec, page: u32, system: bool) -> WResult<TableDef> {
+    let table = spec.name.as_str();
+    check_name(table, "table", table)?;
+    if spec.columns.is_empty() {
+        return Err(bad(table, "a table needs at least one column"));
+    }
+    if spec.columns.len() > 255 {
+        return Err(bad(table, "more than 255 columns"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for c in &spec.columns {
+        if !seen.insert(c.name.to_lowercase()) {
+            return Err(bad(table, format!("duplicate column name {:?}", c.name)));
+        }
+    }
+    let mut columns = Vec::new();
+    for (i, c) in spec.columns.iter().enumerate() {
+        let (length, flags, ext_flags) = column_shape(version, table, c)?;
+        columns.push(Column {
+            name: c.name.clone(),
+            jet_type: c.jet_type,
+            col_num: i as u16,
+            var_index: 0,
+            fixed_offset: 0,
+            length,
+            flags,
+            ext_flags,
+            precision: 0,
+            scale: 0,
+            sort_order: 0,
+            code_page: 0,
+        });
+        if let Some(col) = columns.last_mut() {
+            set_sort_or_precision(col, c.precision, c.scale);
+        }
+    }
+    assign_offsets(&mut columns);
+    let mut def = TableDef {
+        page,
+        stated_rows: 0,
+        autonumber: 0,
+        table_type: if system { TABLE_SYSTEM } else { TABLE_USER },
+        max_cols: columns.len() as u16,
+        num_var_cols: columns.iter().filter(|c| !c.is_fixed()).count() as u16,
+        columns,
+        real_indexes: Vec::new(),
+        indexes: Vec::new(),
+        usage_map: 0,
+        free_map: 0,
+    };
+    let mut names = std::collections::HashSet::new();
+    let mut primary = false;
+    for idx in &spec.indexes {
+        check_name(table, "index", &idx.name)?;
+        if !names.insert(idx.name.to_lowercase()) {
+            return Err(bad(table, format!("duplicate index name {:?}", idx.name)));
+        }
+        if idx.primary {
+            if primary {
+                return Err(bad(table, "more than one primary key"));
+            }
+            primary = true;
+        }
+        if idx.columns.is_empty() || idx.columns.len() > MAX_INDEX_COLUMNS {
+            return Err(bad(
+                table,
+                format!("index {:?}: 1 to 10 key columns", idx.name),
+            ));
+        }
+        let mut key = Vec::new();
+        for (name, dir) in &idx.columns {
+            let col = def
+                .columns
+                .iter()
+                .find(|c| c.name.eq_ignore_ascii_case(name))
+                .ok_or_else(|| bad(table, format!("index {:?}: no column {name:?}", idx.name)))?;
+            if col.jet_type.is_long_value() {
+                return Err(bad(
+                    table,
+                    format!(
+                        "index {:?}: Memo/OLE column {name:?} cannot be a key",
+                        idx.name
+                    ),
+                ));
+            }
+            if key.iter().any(|(n, _)| *n == col.col_num) {
+                return Err(bad(
+                    table,
+                    format!("index {:?}: column {name:?} twice", idx.name),
+                ));
+            }
+            key.push((col.col_num, *dir));
+        }
+        let mut flags = 0;
+        if idx.unique || idx.primary {
+            flags |= INDEX_UNIQUE;
+        }
+        if idx.ignore_nulls {
+            flags |= INDEX_IGNORE_NULLS;
+        }
+        if idx.primary {
+            flags |= INDEX_REQUIRED;
+        }
+        let real = match def
+            .real_indexes
+            .iter()
+            .position(|r| r.key == key && r.flags == flags)
+        {
+            Some(r) => r,
+            None => {
+                def.real_indexes.push(RealIndex {
+                    key,
+                    usage_map: 0,
+                    root_page: 0,
+                    flags,
+                });
+                def.real_indexes.len() - 1
+            }
+        };
+        def.indexes.push(LogicalIndex {
+            name: idx.name.clone(),
+            number: def.indexes.len() as u32,
+            real_index: real as u32,
+            kind: if idx.primary {
+                IndexKind::PrimaryKey
+            } else {
+                IndexKind::Normal
+            },
+            rel_index: None,
+            rel_table_page: 0,
+            cascade_updates: false,
+            cascade_deletes: false,
+        });
+    }
+    Ok(def)
+}
+
+/// Sets the four bytes a column descriptor shares between the text sort
+/// order and the numeric precision/scale, as the parser reads them back.
+pub fn set_sort_or_precision(col: &mut Column, precision: u8, scale: u8) {
+    let [lo, hi] = SORT_GENERAL.to_le_bytes();
+    match col.jet_type {
+        JetType::Text | JetType::Memo => {
+            col.sort_order = SORT_GENERAL;
+            col.precision = lo;
+            col.scale = hi;
+        }
+        JetType::Numeric => {
+            col.precision = precision;
+            col.scale = scale;
+            col.sort_order = u16::from_le_bytes([precision, scale]);
+        }
+        _ => {
+            col.precision = 0;
+            col.scale = 0;
+            col.sort_order = 0;
+        }
+    }
+}
+
+/// Assigns fixed offsets (in column order; Booleans take no fixed bytes)
+/// and variable indexes (non-long variable columns first, then long
+/// values, as Access does).
+pub fn assign_offsets(columns: &mut [Column]) {
+    let mut fixed = 0u16;
+    for c in columns.iter_mut().filter(|c| c.is_fixed()) {
+        c.fixed_offset = fixed;
+        fixed += c.jet_type.fixed_size().unwrap_or(0) as u16;
+    }
+    let mut var = 0u16;
+    for long in [false, true] {
+        for c in columns
+            .iter_mut()
+            .filter(|c| !c.is_fixed() && c.jet_type.is_long_value() == long)
+        {
+            c.var_index = var;
+            var += 1;
+        }
+    }
+}
+
+fn put_name(out: &mut Vec<u8>, name: &str) {
+    let units: Vec<u16> = name.encode_utf16().collect();
+    out.extend_from_slice(&((units.len() * 2) as u16).to_le_bytes());
+    for u in units {
+        out.extend_from_slice(&u.to_le_bytes());
+    }
+}
+
+fn put3(out: &mut Vec<u8>, pointer: u32) {
+    out.extend_from_slice(&pointer.to_le_bytes());
+}
+
+/// Encodes the definition bytes of `def` (Jet4/ACE layout): the whole
+/// chain content, first page header included, as [`crate::tdef::read_chain`]
+/// returns it.
+pub fn encode(version: JetVersion, def: &TableDef, extra: &TdefExtra) -> WResult<Vec<u8>> {
+    if version.is_jet3() {
+        return Err(WriteError::Unsupported("Jet3 table definitions".into()));
+    }
+    let mut b = Vec::with_capacity(1024);
+    b.extend_from_slice(&[page_type::TDEF, 0x01, 0, 0]);
+    b.extend_from_slice(&0u32.to_le_bytes()); // next TDEF page
+    b.extend_from_slice(&0u32.to_le_bytes()); // length, patched below
+    b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
+    b.extend_from_slice(&def.stated_rows.to_le_bytes());
+    b.extend_from_slice(&def.autonumber.to_le_bytes());
+    b.push(1); // auto-numbering enabled
+    b.extend_from_slice(&[0u8; 15]);
+    b.push(def.table_type);
+    b.extend_from_slice(&def.max_cols.to_le_bytes());
+    b.extend_from_slice(&def.num_var_cols.to_le_bytes());
+    b.extend_from_slice(&(def.columns.len() as u16).to_le_bytes());
+    b.extend_from_slice(&(def.indexes.len() as u32).to_le_bytes());
+    b.extend_from_slice(&(def.real_indexes.len() as u32).to_le_bytes());
+    put3(&mut b, def.usage_map);
+    put3(&mut b, def.free_map);
+    debug_assert_eq!(b.len(), version.layout().tdef_block_end);
+    for _ in &def.real_indexes {
+        b.extend_from_slice(&[0u8; 12]);
+    }
+    let mut cols: Vec<&Column> = def.columns.iter().collect();
+    cols.sort_by_key(|c| c.col_num);
+    for c in &cols {
+        let type_byte = match c.jet_type {
+            JetType::Boolean => 0x01,
+            JetType::Byte => 0x02,
+            JetType::Integer => 0x03,
+            JetType::Long => 0x04,
+            JetType::Currency => 0x05,
+            JetType::Single => 0x06,
+            JetType::Double => 0x07,
+            JetType::DateTime => 0x08,
+            JetType::Binary => 0x09,
+            JetType::Text => 0x0A,
+            JetType::Ole => 0x0B,
+            JetType::Memo => 0x0C,
+            JetType::Guid => 0x0F,
+            JetType::Numeric => 0x10,
+            JetType::Complex => 0x12,
+            JetType::BigInt => 0x13,
+            JetType::ExtDateTime => 0x14,
+            JetType::Unknown(t) => t,
+        };
+        b.push(type_byte);
+        b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
+        b.extend_from_slice(&c.col_num.to_le_bytes());
+        b.extend_from_slice(&c.var_index.to_le_bytes());
+        b.extend_from_slice(&c.col_num.to_le_bytes());
+        if matches!(c.jet_type, JetType::Text | JetType::Memo) {
+            b.extend_from_slice(&c.sort_order.to_le_bytes());
+            b.extend_from_slice(&[0, 0]);
+        } else {
+            b.extend_from_slice(&[c.precision, c.scale, 0, 0]);
+        }
+        b.push(c.flags);
+        b.push(c.ext_flags);
+        b.extend_from_slice(&[0u8; 4]);
+        b.extend_from_slice(&(if c.is_fixed() { c.fixed_offset } else { 0 }).to_le_bytes());
+        b.extend_from_slice(&c.length.to_le_bytes());
+    }
+    for c in &cols {
+        put_name(&mut b, &c.name);
+    }
+    for r in &def.real_indexes {
+        b.extend_from_slice(&MAGIC_INDEX.to_le_bytes());
+        for k in 0..MAX_INDEX_COLUMNS {
+            match r.key.get(k) {
+                Some((col, dir)) => {
+                    b.extend_from_slice(&col.to_le_bytes());
+                    b.push(if *dir == Direction::Ascending {
+                        0x01
+                    } else {
+                        0x00
+                    });
+                }
+                None => b.extend_from_slice(&[0xFF, 0xFF, 0x00]),
+            }
+        }
+        put3(&mut b, r.usage_map);
+        b.extend_from_slice(&r.root_page.to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b.push(r.flags);
+        b.extend_from_slice(&[0u8; 5]);
+    }
+    for l in &def.indexes {
+        b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
+        b.extend_from_slice(&l.number.to_le_bytes());
+        b.extend_from_slice(&l.real_index.to_le_bytes());
+        b.push(0);
+        b.extend_from_slice(&l.rel_index.unwrap_or(u32::MAX).to_le_bytes());
+        b.extend_from_slice(&l.rel_table_page.to_le_bytes());
+        b.push(u8::from(l.cascade_updates));
+        b.push(u8::from(l.cascade_deletes));
+        b.push(match l.kind {
+            IndexKind::Normal => 0,
+            IndexKind::PrimaryKey => 1,
+            IndexKind::ForeignKey => 2,
+            IndexKind::Other(k) => k,
+        });
+        b.extend_from_slice(&[0u8; 4]);
+    }
+    for l in &def.indexes {
+        put_name(&mut b, &l.name);
+    }
+    for (col, owned, free) in &extra.lval_maps {
+        b.extend_from_slice(&col.to_le_bytes());
+        put3(&mut b, *owned);
+        put3(&mut b, *free);
+    }
+    b.extend_from_slice(&[0xFF, 0xFF]);
+    let len = b.len() as u32;
+    b[8..12].copy_from_slice(&len.to_le_bytes());
+    Ok(b)
+}
+
+/// Reads the long-value column usage-map list that follows the logical
+/// index names of a TDEF (ends with `FF FF`); empty when absent.
+pub fn parse_extra(def: &TableDef, chain: &[u8], version: JetVersion) -> TdefExtra {
+    let l = version.layout();
+    let mut pos = l.tdef_block_end
+        + def.real_indexes.len() * l.real_idx_count_entry
+        + def.columns.len() * l.col_entry;
+    let skip_name = |pos: &mut usize| -> Option<()> {
+        let n = u16::from_le_bytes([*chain.get(*pos)?, *chain.get(*pos + 1)?]);
+        *pos += 2 + usize::from(n);
+        Some(())
+    };
+    let mut out = TdefExtra::default();
+    let walk = (|| -> Option<()> {
+        for _ in 0..def.columns.len() {
+            skip_name(&mut pos)?;
+        }
+        pos += def.real_indexes.len() * l.real_idx_entry + def.indexes.len() * l.logical_idx_entry;
+        for _ in 0..def.indexes.len() {
+            skip_name(&mut pos)?;
+        }
+        loop {
+            let col = u16::from_le_bytes([*chain.get(pos)?, *chain.get(pos + 1)?]);
+            if col == 0xFFFF {
+                return Some(());
+            }
+            let g = |o: usize| -> Option<u32> {
+                Some(u32::from_le_bytes([
+                    *chain.get(o)?,
+                    *chain.get(o + 1)?,
+                    *chain.get(o + 2)?,
+                    *chain.get(o + 3)?,
+                ]))
+            };
+            out.lval_maps.push((col, g(pos + 2)?, g(pos + 6)?));
+            pos += 10;
+        }
+    })();
+    if walk.is_none() {
+        out.lval_maps.clear();
+    }
+    out
+}
+
+/// Writes definition bytes `def` as the TDEF chain starting at `first`,
+/// reusing the pages of the existing chain (when `existing` is true) and
+/// appending more when the definition grew. Returns the chain's pages.
+pub fn write_chain(
+    ov: &mut PageOverlay,
+    first: u32,
+    def: &[u8],
+    existing: bool,
+) -> WResult<Vec<u32>> {
+    let ps = ov.page_size();
+    let mut old_pages = Vec::new();
+    if existing {
+        let mut p = first;
+        let mut guard = 0;
+        while p != 0 && guard < 1024 {
+            old_pages.push(p);
+            let bytes = ov.read_vec(p)?;
+            p = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
+            guard += 1;
+        }
+    } else {
+        old_pages.push(first);
+    }
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    let (head, mut rest) = def.split_at(def.len().min(ps));
+    chunks.push(head.to_vec());
+    while !rest.is_empty() {
+        let (c, r) = rest.split_at(rest.len().min(ps - 8));
+        let mut page = vec![page_type::TDEF, 0x01, 0, 0, 0, 0, 0, 0];
+        page.extend_from_slice(c);
+        chunks.push(page);
+        rest = r;
+    }
+    let mut pages = Vec::new();
+    for k in 0..chunks.len() {
+        let p = match old_pages.get(k) {
+            Some(&p) => p,
+            None => super::alloc::append_page(ov)?,
+        };
+        pages.push(p);
+    }
+    for (k, mut c) in chunks.into_iter().enumerate() {
+        let used = c.len();
+        c.resize(ps, 0);
+        let next = pages.get(k + 1).copied().unwrap_or(0);
+        c[4..8].copy_from_slice(&next.to_le_bytes());
+        let free = u16::try_from(ps.saturating_sub(used + 8)).unwrap_or(0);
+        c[2..4].copy_from_slice(&free.to_le_bytes());
+        ov.write(pages[k], &c)?;
+    }
+    // pages of a chain that shrank are left as empty TDEF continuation
+    // pages no chain points at
+    for &p in old_pages.iter().skip(pages.len()) {
+        let mut c = vec![0u8; ps];
+        c[0] = page_type::TDEF;
+        c[1] = 0x01;
+        ov.write(p, &c)?;
+    }
+    Ok(pages)
+}
+
+/// Patches the row count and auto-number counter of the TDEF at `page`.
+pub fn patch_counters(
+    ov: &mut PageOverlay,
+    version: JetVersion,
+    page: u32,
+    rows: u32,
+    autonumber: u32,
+) -> WResult<()> {
+    let l = version.layout();
+    let mut b = ov.read_vec(page)?;
+    if b[0] != page_type::TDEF {
+        return Err(crate::error::FormatError::PageType {
+            page,
+            expected: "table definition",
+            found: b[0],
+        }
+        .into());
+    }
+    b[l.tdef_num_rows..l.tdef_num_rows + 4].copy_from_slice(&rows.to_le_bytes());
+    b[l.tdef_autonumber..l.tdef_autonumber + 4].copy_from_slice(&autonumber.to_le_bytes());
+    ov.write(page, &b)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_then_encode_parses_back() {
+        let spec = TableSpec::new(
+            "T",
+            vec![
+                ColumnSpec::new("id", JetType::Long).auto_number(),
+                ColumnSpec::text("name", 50),
+                ColumnSpec::new("flag", JetType::Boolean),
+                ColumnSpec::new("memo", JetType::Memo),
+                ColumnSpec::numeric("amount", 12, 2),
+                ColumnSpec::new("when", JetType::DateTime),
+            ],
+        )
+        .index(IndexSpec::primary("PrimaryKey", &["id"]))
+        .index(IndexSpec {
+            columns: vec![
+                ("name".into(), Direction::Descending),
+                ("when".into(), Direction::Ascending),
+            ],
+            ..IndexSpec::new("by_name", &[])
+        });
+        let mut def = layout(JetVersion::Jet4, &spec, 9, false).unwrap();
+        def.usage_map = (10 << 8) | 0;
+        def.free_map = (10 << 8) | 1;
+        def.real_indexes[0].root_page = 11;
+        let extra = TdefExtra {
+            lval_maps: vec![(3, (10 << 8) | 4, (10 << 8) | 5)],
+        };
+        let bytes = encode(JetVersion::Jet4, &def, &extra).unwrap();
+        let back = crate::tdef::parse(JetVersion::Jet4, 9, &bytes, "T", encoding_rs::WINDOWS_1252)
+            .unwrap();
+        assert_eq!(back.columns, def.columns);
+        assert_eq!(back.real_indexes, def.real_indexes);
+        assert_eq!(back.indexes, def.indexes);
+        assert_eq!(
+            (back.usage_map, back.free_map),
+            (def.usage_map, def.free_map)
+        );
+        assert_eq!(parse_extra(&back, &bytes, JetVersion::Jet4), extra);
+        assert_eq!(
+            back.columns[3].var_index, 1,
+            "long values after other variable columns"
+        );
+        assert!(
+            layout(
+                JetVersion::Jet4,
+                &TableSpec::new("x", vec![ColumnSpec::text("a", 300)]),
+                9,
+                false
+            )
+            .is_err()
+        );
+        assert!(
+            layout(
+                JetVersion::Jet4,
+                &TableSpec::new("x", vec![ColumnSpec::new("b", JetType::BigInt)]),
+                9,
+                false
+            )
+            .is_err()
+        );
+    }
+}

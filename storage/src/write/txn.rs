@@ -1,0 +1,1215 @@
+//! Transactions: the one way rows and schema change.
+//!
+//! [`Writer::transaction`] runs a closure on a [`Transaction`]; `Ok` turns
+//! the transaction's pages into [`ImageChanges`] handed to the writer's
+//! [`WriteTarget`] (the journaled file, or memory); `Err` discards them.
+
+use super::lval::{self, LvalTarget};
+use super::row::{self, Cell};
+use super::tdef::{self as wtdef, ColumnSpec, TableSpec, TdefExtra};
+use super::{IndexMaintainer, IndexPages, WResult, WriteError, alloc, catalog, data_page};
+use crate::catalog::{CatalogEntry, ObjectKind};
+use crate::database::{Database, MSYS_OBJECTS_PAGE};
+use crate::format::{JetVersion, Layout, page_type};
+use crate::image::{CommitTarget, ImageChanges, MemImage, PageStore};
+use crate::index::Bookmark;
+use crate::page::{MemPageSource, PageSource};
+use crate::scan::{CrackedRow, OwnedField, RawField};
+use crate::tdef::{self, TableDef};
+use crate::types::JetType;
+use crate::write::overlay::PageOverlay;
+use arrow_array::RecordBatch;
+use jet_kernels::row_slot::pack_row_pointer;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A [`CommitTarget`] the writer can also read the committed image from.
+pub trait WriteTarget: CommitTarget {
+    /// The committed image as pages (after the last successful commit).
+    fn source(&self) -> crate::Result<Arc<dyn PageSource>>;
+}
+
+impl WriteTarget for MemImage {
+    fn source(&self) -> crate::Result<Arc<dyn PageSource>> {
+        let ps = crate::database::read_header(&self.bytes[..self.bytes.len().min(4096)])?
+            .version
+            .layout()
+            .page_size;
+        Ok(Arc::new(MemPageSource::new(self.bytes.clone(), ps)))
+    }
+}
+
+/// A database open for writing through a [`WriteTarget`].
+pub struct Writer<T: WriteTarget> {
+    target: T,
+    version: JetVersion,
+    maintainer: Option<Box<dyn IndexMaintainer>>,
+    clock: i64,
+}
+
+/// 2000-01-01T00:00:00 in microseconds since 1970, the default time stamp
+/// of catalog rows (fixed so that generated files are deterministic).
+pub const DEFAULT_CLOCK: i64 = 946_684_800_000_000;
+
+impl<T: WriteTarget> Writer<T> {
+    /// Opens the committed image of `target` for writing. Refuses Jet3 and
+    /// encoded files.
+    pub fn new(target: T) -> crate::Result<Writer<T>> {
+        let src = target.source()?;
+        let page0 = src.read_page(0)?;
+        let h = crate::database::read_header(&page0)?;
+        if h.version.is_jet3() {
+            return Err(crate::Error::from(crate::error::FormatError::NotJet(
+                "the writer does not write Jet3 (Access 97) files".into(),
+            )));
+        }
+        if h.db_key != 0 {
+            return Err(crate::error::FormatError::Encrypted("writing encoded databases").into());
+        }
+        Ok(Writer {
+            target,
+            version: h.version,
+            maintainer: None,
+            clock: DEFAULT_CLOCK,
+        })
+    }
+
+    /// Installs the index maintainer used for tables with real indexes.
+    pub fn set_index_maintainer(&mut self, m: Box<dyn IndexMaintainer>) {
+        self.maintainer = Some(m);
+    }
+
+    /// Sets the time stamp written into catalog rows (µs since 1970).
+    pub fn set_clock(&mut self, micros: i64) {
+        self.clock = micros;
+    }
+
+    /// Format version of the database.
+    pub fn version(&self) -> JetVersion {
+        self.version
+    }
+
+    /// A read-only view of the committed image.
+    pub fn database(&self) -> crate::Result<Database> {
+        Database::from_page_source(self.target.source()?)
+    }
+
+    /// The target (for a memory target, the committed image).
+    pub fn target(&self) -> &T {
+        &self.target
+    }
+
+    /// Consumes the writer, returning its target.
+    pub fn into_target(self) -> T {
+        self.target
+    }
+
+    /// Runs `f` in a transaction. When `f` returns `Ok`, all its changes are
+    /// committed at once; when it returns `Err` (or committing fails) the
+    /// committed image is unchanged.
+    pub fn transaction<R>(
+        &mut self,
+        f: impl FnOnce(&mut Transaction<'_>) -> WResult<R>,
+    ) -> crate::Result<R> {
+        let base = self.target.source()?;
+        let db = Database::from_page_source(base.clone())?;
+        let mut tx = Transaction {
+            ov: PageOverlay::new(base),
+            version: self.version,
+            catalog: db.catalog().to_vec(),
+            tables: HashMap::new(),
+            maintainer: self.maintainer.as_deref_mut(),
+            clock: self.clock,
+        };
+        let out = f(&mut tx).map_err(write_err)?;
+        let changes = tx.finish().map_err(write_err)?;
+        if !changes.is_empty() {
+            self.target.commit(&changes)?;
+        }
+        Ok(out)
+    }
+}
+
+fn write_err(e: WriteError) -> crate::Error {
+    crate::Error::Write(Box::new(e))
+}
+
+struct TableState {
+    name: String,
+    def: TableDef,
+    extra: TdefExtra,
+    lval: HashMap<u16, LvalTarget>,
+    hint: Option<u32>,
+    counters_dirty: bool,
+}
+
+/// The changes of one transaction, in progress. See [`Writer::transaction`].
+pub struct Transaction<'w> {
+    ov: PageOverlay,
+    version: JetVersion,
+    catalog: Vec<CatalogEntry>,
+    tables: HashMap<String, TableState>,
+    maintainer: Option<&'w mut (dyn IndexMaintainer + 'static)>,
+    clock: i64,
+}
+
+/// Rows of a fresh MSysObjects-less image (used while creating a database).
+pub(crate) fn bootstrap(
+    base: Arc<dyn PageSource>,
+    version: JetVersion,
+    clock: i64,
+) -> Transaction<'static> {
+    Transaction {
+        ov: PageOverlay::new(base),
+        version,
+        catalog: Vec::new(),
+        tables: HashMap::new(),
+        maintainer: None,
+        clock,
+    }
+}
+
+impl<'w> Transaction<'w> {
+    fn layout(&self) -> &'static Layout {
+        self.version.layout()
+    }
+
+    /// Pages the transaction wrote or appended so far.
+    pub fn dirty_pages(&self) -> usize {
+        self.ov.dirty_pages()
+    }
+
+    /// The pages as the transaction sees them.
+    pub fn pages(&self) -> &PageOverlay {
+        &self.ov
+    }
+
+    pub(crate) fn finish(mut self) -> WResult<ImageChanges> {
+        let mut states: Vec<&TableState> =
+            self.tables.values().filter(|s| s.counters_dirty).collect();
+        states.sort_by_key(|s| s.def.page);
+        let patches: Vec<(u32, u32, u32)> = states
+            .iter()
+            .map(|s| (s.def.page, s.def.stated_rows, s.def.autonumber))
+            .collect();
+        for (page, rows, auto) in patches {
+            wtdef::patch_counters(&mut self.ov, self.version, page, rows, auto)?;
+        }
+        Ok(self.ov.into_changes()?)
+    }
+
+    fn entry(&self, name: &str) -> Option<&CatalogEntry> {
+        self.catalog
+            .iter()
+            .filter(|e| e.is_table())
+            .find(|e| e.name == name)
+            .or_else(|| {
+                let l = name.to_lowercase();
+                self.catalog
+                    .iter()
+                    .filter(|e| e.is_table())
+                    .find(|e| e.name.to_lowercase() == l)
+            })
+    }
+
+    fn state(&mut self, name: &str) -> WResult<&mut TableState> {
+        let key = name.to_lowercase();
+        if !self.tables.contains_key(&key) {
+            let (real_name, page) = match self.entry(name) {
+                Some(e) if e.kind == ObjectKind::Table => (e.name.clone(), e.tdef_page()),
+                Some(e) => {
+                    return Err(WriteError::Unsupported(format!(
+                        "writing to linked table {:?}",
+                        e.name
+                    )));
+                }
+                None => return Err(WriteError::NoSuchTable(name.to_string())),
+            };
+            let chain = tdef::read_chain(&self.ov, page)?;
+            let def = tdef::parse(
+                self.version,
+                page,
+                &chain,
+                &real_name,
+                encoding_rs::WINDOWS_1252,
+            )
+            .map_err(|e| WriteError::from(crate::Error::from(e)))?;
+            let extra = wtdef::parse_extra(&def, &chain, self.version);
+            let lval = extra
+                .lval_maps
+                .iter()
+                .map(|&(c, owned, free)| {
+                    (
+                        c,
+                        LvalTarget {
+                            owned,
+                            free,
+                            current: None,
+                        },
+                    )
+                })
+                .collect();
+            self.tables.insert(
+                key.clone(),
+                TableState {
+                    name: real_name,
+                    def,
+                    extra,
+                    lval,
+                    hint: None,
+                    counters_dirty: false,
+                },
+            );
+        }
+        self.tables
+            .get_mut(&key)
+            .ok_or_else(|| WriteError::NoSuchTable(name.to_string()))
+    }
+
+    /// The table definition as this transaction sees it.
+    pub fn table_def(&mut self, name: &str) -> WResult<TableDef> {
+        Ok(self.state(name)?.def.clone())
+    }
+
+    // ---------------------------------------------------------------- DDL
+
+    /// Creates a user table: its TDEF, usage maps, an empty root page per
+    /// real index, and its MSysObjects row. Returns the TDEF page.
+    pub fn create_table(&mut self, spec: &TableSpec) -> WResult<u32> {
+        if self.entry(&spec.name).is_some()
+            || self
+                .catalog
+                .iter()
+                .any(|e| e.name.eq_ignore_ascii_case(&spec.name))
+        {
+            return Err(WriteError::TableExists(spec.name.clone()));
+        }
+        if spec.columns.iter().any(|c| c.not_null) {
+            // NOT NULL lives in the column's "Required" property (LvProp),
+            // which this writer does not encode yet: refusing is honest,
+            // accepting would drop the constraint on reopen.
+            let c = spec
+                .columns
+                .iter()
+                .find(|c| c.not_null)
+                .map(|c| c.name.clone())
+                .unwrap_or_default();
+            return Err(WriteError::Unsupported(format!(
+                "NOT NULL on column {c:?} of table {:?} (the Required property is not written yet; a primary key's columns are required through the index)",
+                spec.name
+            )));
+        }
+        let page = self.create_table_inner(spec, false)?;
+        let row = catalog::object_row(
+            page as i32,
+            catalog::TABLES_ID,
+            &spec.name,
+            crate::catalog::TYPE_TABLE,
+            0,
+            self.clock,
+        );
+        self.insert_named("MSysObjects", row)?;
+        self.catalog.push(CatalogEntry {
+            name: spec.name.clone(),
+            id: page as i32,
+            parent_id: catalog::TABLES_ID,
+            kind: ObjectKind::Table,
+            flags: 0,
+            props: Vec::new(),
+        });
+        Ok(page)
+    }
+
+    /// Creates the pages of a table (no catalog row).
+    pub(crate) fn create_table_inner(&mut self, spec: &TableSpec, system: bool) -> WResult<u32> {
+        let l = self.layout();
+        let tdef_page = alloc::append_page(&mut self.ov)?;
+        let mut def = wtdef::layout(self.version, spec, tdef_page, system)?;
+        // usage-map rows: owned + free for the table, one per real index,
+        // owned + free per long-value column
+        let mut maps = MapPages::default();
+        def.usage_map = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+        def.free_map = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+        for i in 0..def.real_indexes.len() {
+            let root = alloc::append_page(&mut self.ov)?;
+            self.ov.write(root, &empty_leaf(l, tdef_page))?;
+            let mut m = alloc::empty_inline(root);
+            m[5] = 1;
+            def.real_indexes[i].usage_map = maps.add(&mut self.ov, l, &m)?;
+            def.real_indexes[i].root_page = root;
+        }
+        let mut extra = TdefExtra::default();
+        let lcols: Vec<u16> = def
+            .columns
+            .iter()
+            .filter(|c| c.jet_type.is_long_value())
+            .map(|c| c.col_num)
+            .collect();
+        for c in lcols {
+            let owned = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+            let free = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+            extra.lval_maps.push((c, owned, free));
+        }
+        let bytes = wtdef::encode(self.version, &def, &extra)?;
+        wtdef::write_chain(&mut self.ov, tdef_page, &bytes, false)?;
+        let lval = extra
+            .lval_maps
+            .iter()
+            .map(|&(c, owned, free)| {
+                (
+                    c,
+                    LvalTarget {
+                        owned,
+                        free,
+                        current: None,
+                    },
+                )
+            })
+            .collect();
+        self.tables.insert(
+            spec.name.to_lowercase(),
+            TableState {
+                name: spec.name.clone(),
+                def,
+                extra,
+                lval,
+                hint: None,
+                counters_dirty: false,
+            },
+        );
+        Ok(tdef_page)
+    }
+
+    /// Registers a table created by [`Transaction::create_table_inner`] in
+    /// the transaction's catalog view.
+    pub(crate) fn note_catalog(&mut self, e: CatalogEntry) {
+        self.catalog.push(e);
+    }
+
+    /// Drops a user table: removes its MSysObjects row. Its pages are no
+    /// longer referenced by any table (the file does not shrink).
+    pub fn drop_table(&mut self, name: &str) -> WResult<()> {
+        let (real, page) = match self.entry(name) {
+            Some(e) if !e.is_system() => (e.name.clone(), e.tdef_page()),
+            Some(e) => {
+                return Err(WriteError::Unsupported(format!(
+                    "dropping system table {:?}",
+                    e.name
+                )));
+            }
+            None => return Err(WriteError::NoSuchTable(name.to_string())),
+        };
+        let bm = self.find_catalog_row(&real, page)?;
+        self.delete_rows("MSysObjects", &[bm])?;
+        self.catalog
+            .retain(|e| !(e.name == real && e.tdef_page() == page));
+        self.tables.remove(&real.to_lowercase());
+        Ok(())
+    }
+
+    fn find_catalog_row(&mut self, name: &str, page: u32) -> WResult<Bookmark> {
+        let l = self.layout();
+        let st = self.state("MSysObjects")?;
+        let def = st.def.clone();
+        let id_col = def.columns.iter().find(|c| c.name == "Id").cloned();
+        let name_col = def.columns.iter().find(|c| c.name == "Name").cloned();
+        let (Some(id_col), Some(name_col)) = (id_col, name_col) else {
+            return Err(WriteError::NoSuchTable("MSysObjects".into()));
+        };
+        for p in crate::usage_map::read_pages(&self.ov, l, def.usage_map)? {
+            let dp = crate::data_page::DataPage::read(&self.ov, l, p)?;
+            if dp.owner() != def.page {
+                continue;
+            }
+            for r in 0..dp.row_count() {
+                let bm = Bookmark {
+                    page: p,
+                    row: r as u8,
+                };
+                let Some(fields) = self.read_fields(&def, bm)? else {
+                    continue;
+                };
+                let id = &fields[def
+                    .columns
+                    .iter()
+                    .position(|c| c.col_num == id_col.col_num)
+                    .unwrap_or(0)];
+                let nm = &fields[def
+                    .columns
+                    .iter()
+                    .position(|c| c.col_num == name_col.col_num)
+                    .unwrap_or(0)];
+                let id_ok = matches!(id, OwnedField::Bytes(b) if b.len() == 4 && u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & 0x00FF_FFFF == page);
+                let mut s = String::new();
+                if let OwnedField::Bytes(b) = nm {
+                    crate::text::decode_ucs2(b, &mut s);
+                }
+                if id_ok && s == name {
+                    return Ok(bm);
+                }
+            }
+        }
+        Err(WriteError::NoSuchTable(name.to_string()))
+    }
+
+    /// Adds a column to a table; existing rows read it as NULL (a Yes/No
+    /// column as No).
+    pub fn add_column(&mut self, table: &str, col: &ColumnSpec) -> WResult<()> {
+        let version = self.version;
+        let l = self.layout();
+        if col.not_null {
+            return Err(WriteError::Unsupported(format!(
+                "NOT NULL on added column {:?}",
+                col.name
+            )));
+        }
+        let st = self.state(table)?;
+        let tname = st.name.clone();
+        if st
+            .def
+            .columns
+            .iter()
+            .any(|c| c.name.eq_ignore_ascii_case(&col.name))
+        {
+            return Err(WriteError::BadDefinition {
+                table: tname,
+                why: format!("column {:?} exists", col.name),
+            });
+        }
+        if st.def.columns.len() >= 255 {
+            return Err(WriteError::BadDefinition {
+                table: tname,
+                why: "255 columns already".into(),
+            });
+        }
+        let (length, flags, ext_flags) = wtdef::column_shape(version, &tname, col)?;
+        let mut def = st.def.clone();
+        let col_num = def.columns.iter().map(|c| c.col_num + 1).max().unwrap_or(0);
+        let fixed = flags & crate::tdef::COL_FIXED != 0;
+        let fixed_offset = if fixed {
+            def.columns
+                .iter()
+                .filter(|c| c.is_fixed())
+                .map(|c| c.fixed_offset + c.jet_type.fixed_size().unwrap_or(0) as u16)
+                .max()
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        let var_index = if fixed {
+            0
+        } else {
+            def.columns
+                .iter()
+                .filter(|c| !c.is_fixed())
+                .map(|c| c.var_index + 1)
+                .max()
+                .unwrap_or(0)
+        };
+        def.columns.push(crate::tdef::Column {
+            name: col.name.clone(),
+            jet_type: col.jet_type,
+            col_num,
+            var_index,
+            fixed_offset,
+            length,
+            flags,
+            ext_flags,
+            precision: 0,
+            scale: 0,
+            sort_order: 0,
+            code_page: 0,
+        });
+        if let Some(c) = def.columns.last_mut() {
+            wtdef::set_sort_or_precision(c, col.precision, col.scale);
+        }
+        def.max_cols = def.max_cols.max(col_num + 1);
+        if !fixed {
+            def.num_var_cols += 1;
+        }
+        let mut extra = st.extra.clone();
+        let page = def.page;
+        if col.jet_type.is_long_value() {
+            let mut maps = MapPages::default();
+            let owned = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+            let free = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+            extra.lval_maps.push((col_num, owned, free));
+        }
+        let bytes = wtdef::encode(version, &def, &extra)?;
+        wtdef::write_chain(&mut self.ov, page, &bytes, true)?;
+        let st = self.state(table)?;
+        for &(c, owned, free) in &extra.lval_maps {
+            st.lval.entry(c).or_insert(LvalTarget {
+                owned,
+                free,
+                current: None,
+            });
+        }
+        st.def = def;
+        st.extra = extra;
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- rows
+
+    /// Inserts every row of `batch` (columns matched to the table's by name,
+    /// case-insensitively; missing columns are NULL, auto-numbers are
+    /// assigned). Returns the bookmarks of the new rows.
+    pub fn insert(&mut self, table: &str, batch: &RecordBatch) -> WResult<Vec<Bookmark>> {
+        let def = self.state(table)?.def.clone();
+        let tname = self.state(table)?.name.clone();
+        let map = column_map(&tname, &def, batch)?;
+        let mut out = Vec::with_capacity(batch.num_rows());
+        for r in 0..batch.num_rows() {
+            let mut cells = vec![Cell::Null; def.columns.len()];
+            for (bi, ci) in &map {
+                let a = batch.column(*bi);
+                cells[*ci] = row::cell_from_array(a.as_ref(), r).ok_or_else(|| {
+                    WriteError::TypeMismatch {
+                        table: tname.clone(),
+                        column: def.columns[*ci].name.clone(),
+                        arrow: a.data_type().to_string(),
+                        jet: def.columns[*ci].jet_type.name(),
+                    }
+                })?;
+            }
+            out.push(self.insert_cells(table, cells)?);
+        }
+        Ok(out)
+    }
+
+    /// Inserts one row given as (column name, value) pairs.
+    pub fn insert_named(&mut self, table: &str, values: Vec<(&str, Cell)>) -> WResult<Bookmark> {
+        let st = self.state(table)?;
+        let mut cells = vec![Cell::Null; st.def.columns.len()];
+        for (name, v) in values {
+            let i = st
+                .def
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name))
+                .ok_or_else(|| WriteError::NoSuchColumn {
+                    table: st.name.clone(),
+                    column: name.to_string(),
+                })?;
+            cells[i] = v;
+        }
+        self.insert_cells(table, cells)
+    }
+
+    /// Inserts one row given as one value per column (in `TableDef::columns`
+    /// order).
+    pub fn insert_cells(&mut self, table: &str, mut cells: Vec<Cell>) -> WResult<Bookmark> {
+        let version = self.version;
+        let l = self.layout();
+        let st = self.state(table)?;
+        let tname = st.name.clone();
+        let mut def = st.def.clone();
+        if cells.len() != def.columns.len() {
+            return Err(WriteError::BadDefinition {
+                table: tname,
+                why: format!("{} values for {} columns", cells.len(), def.columns.len()),
+            });
+        }
+        self.check_indexes_def(&tname, &def)?;
+        // auto-numbers
+        for (i, c) in def.columns.iter().enumerate() {
+            if c.flags & crate::tdef::COL_AUTO_LONG != 0 && c.jet_type == JetType::Long {
+                match &cells[i] {
+                    Cell::Null => {
+                        let next = def
+                            .autonumber
+                            .checked_add(1)
+                            .filter(|n| *n <= i32::MAX as u32)
+                            .ok_or_else(|| WriteError::ValueOutOfRange {
+                                table: tname.clone(),
+                                column: c.name.clone(),
+                                value: def.autonumber.to_string(),
+                                why: "the auto-number counter is exhausted".into(),
+                            })?;
+                        def.autonumber = next;
+                        cells[i] = Cell::Int(next.into());
+                    }
+                    Cell::Int(v) if *v > 0 && *v <= i128::from(i32::MAX) => {
+                        def.autonumber = def.autonumber.max(*v as u32);
+                    }
+                    _ => {}
+                }
+            }
+            if c.flags & crate::tdef::COL_AUTO_GUID != 0
+                && c.jet_type == JetType::Guid
+                && cells[i] == Cell::Null
+            {
+                let seed = (u64::from(def.page) << 32)
+                    ^ u64::from(def.stated_rows)
+                    ^ (self.clock as u64).rotate_left(17);
+                cells[i] = Cell::Bytes(guid_from(seed, def.stated_rows));
+            }
+        }
+        self.check_required(&tname, &def, &cells)?;
+        let mut fields = Vec::with_capacity(cells.len());
+        for (c, cell) in def.columns.iter().zip(&cells) {
+            fields.push(row::encode_value(version, &tname, c, cell)?);
+        }
+        let fields = self.store_long_values(table, &def, fields)?;
+        let row_bytes = pad_row(row::assemble(&def, &fields));
+        let max = data_page::max_row_len(l);
+        if row_bytes.len() > max {
+            return Err(WriteError::RowTooLarge {
+                table: tname,
+                len: row_bytes.len(),
+                max,
+            });
+        }
+        let bm = self.place_row(table, &row_bytes, 0)?;
+        self.index_apply(table, &def, &fields, bm, true)?;
+        let st = self.state(table)?;
+        st.def.autonumber = def.autonumber;
+        st.def.stated_rows = st.def.stated_rows.saturating_add(1);
+        st.counters_dirty = true;
+        Ok(bm)
+    }
+
+    fn check_indexes_def(&self, table: &str, def: &TableDef) -> WResult<()> {
+        if !def.real_indexes.is_empty() && self.maintainer.is_none() {
+            return Err(WriteError::IndexMaintenanceUnavailable {
+                table: table.to_string(),
+                indexes: def.real_indexes.len(),
+            });
+        }
+        Ok(())
+    }
+
+    fn check_required(&self, table: &str, def: &TableDef, cells: &[Cell]) -> WResult<()> {
+        for ri in def
+            .real_indexes
+            .iter()
+            .filter(|r| r.flags & wtdef::INDEX_REQUIRED != 0)
+        {
+            for (col, _) in &ri.key {
+                if let Some(i) = def.columns.iter().position(|c| c.col_num == *col)
+                    && cells[i] == Cell::Null
+                {
+                    return Err(WriteError::NullRefused {
+                        table: table.to_string(),
+                        column: def.columns[i].name.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Turns long-value fields (raw bytes) into descriptors, writing LVAL
+    /// rows; values stay inline only while the row fits a page.
+    fn store_long_values(
+        &mut self,
+        table: &str,
+        def: &TableDef,
+        mut fields: Vec<OwnedField>,
+    ) -> WResult<Vec<OwnedField>> {
+        let l = self.layout();
+        let probe: Vec<OwnedField> = def
+            .columns
+            .iter()
+            .zip(&fields)
+            .map(|(c, f)| match f {
+                OwnedField::Bytes(b) if c.jet_type.is_long_value() => OwnedField::Bytes(vec![
+                    0;
+                    jet_kernels::lval::DESCRIPTOR_LEN
+                        + if b.len() <= lval::MAX_INLINE {
+                            b.len()
+                        } else {
+                            0
+                        }
+                ]),
+                f => f.clone(),
+            })
+            .collect();
+        let inline_ok = row::assemble(def, &probe).len() <= data_page::max_row_len(l);
+        for (i, c) in def.columns.iter().enumerate() {
+            if !c.jet_type.is_long_value() {
+                continue;
+            }
+            if let OwnedField::Bytes(b) = &fields[i] {
+                let st = self.state(table)?;
+                let mut t = *st
+                    .lval
+                    .get(&c.col_num)
+                    .ok_or_else(|| WriteError::BadDefinition {
+                        table: st.name.clone(),
+                        why: format!(
+                            "long-value column {:?} has no usage maps in its TDEF",
+                            c.name
+                        ),
+                    })?;
+                let f = lval::write(&mut self.ov, l, &mut t, b, inline_ok)?;
+                self.state(table)?.lval.insert(c.col_num, t);
+                fields[i] = OwnedField::Bytes(f);
+            }
+        }
+        Ok(fields)
+    }
+
+    /// Places a row on a page of the table with room (the last page written,
+    /// else a new one); `flags` are slot flags (0, or deleted for a hidden
+    /// overflow target).
+    fn place_row(&mut self, table: &str, row: &[u8], flags: u16) -> WResult<Bookmark> {
+        let l = self.layout();
+        let st = self.state(table)?;
+        let (tdef_page, owned, free, hint) =
+            (st.def.page, st.def.usage_map, st.def.free_map, st.hint);
+        if let Some(h) = hint {
+            let p = self.ov.read_page(h)?;
+            if data_page::fits_new(l, &p, row.len())
+                && let Some(s) = lval::edit_page(&mut self.ov, l, free, h, |p| {
+                    data_page::insert(l, p, row, flags)
+                })?
+            {
+                return Ok(Bookmark { page: h, row: s });
+            }
+        }
+        let n = lval::new_page(&mut self.ov, l, tdef_page, owned, free)?;
+        self.state(table)?.hint = Some(n);
+        let s = lval::edit_page(&mut self.ov, l, free, n, |p| {
+            data_page::insert(l, p, row, flags)
+        })?
+        .ok_or_else(|| WriteError::RowTooLarge {
+            table: table.to_string(),
+            len: row.len(),
+            max: data_page::max_row_len(l),
+        })?;
+        Ok(Bookmark { page: n, row: s })
+    }
+
+    fn index_apply(
+        &mut self,
+        table: &str,
+        def: &TableDef,
+        fields: &[OwnedField],
+        bm: Bookmark,
+        insert: bool,
+    ) -> WResult<()> {
+        if def.real_indexes.is_empty() {
+            return Ok(());
+        }
+        let l = self.layout();
+        let version = self.version;
+        let Some(m) = self.maintainer.as_deref_mut() else {
+            return Err(WriteError::IndexMaintenanceUnavailable {
+                table: table.to_string(),
+                indexes: def.real_indexes.len(),
+            });
+        };
+        for ri in &def.real_indexes {
+            let key = crate::index_key::encode_key(&def.columns, &ri.key, fields, version)
+                .map_err(|source| WriteError::IndexKey {
+                    table: table.to_string(),
+                    source,
+                })?;
+            let pages: IndexPages = if insert {
+                m.insert(&mut self.ov, def, ri, &key, bm.page, bm.row)?
+            } else {
+                m.delete(&mut self.ov, def, ri, &key, bm.page, bm.row)?
+            };
+            for p in pages.allocated {
+                alloc::set_member(&mut self.ov, l, ri.usage_map, p, true)?;
+            }
+            for p in pages.freed {
+                alloc::set_member(&mut self.ov, l, ri.usage_map, p, false)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The stored fields of the live row at `bm` (overflow followed), or
+    /// `None` for a deleted slot.
+    fn read_fields(&self, def: &TableDef, bm: Bookmark) -> WResult<Option<Vec<OwnedField>>> {
+        let l = self.layout();
+        let page = crate::data_page::DataPage::read(&self.ov, l, bm.page)?;
+        if page.owner() != def.page || usize::from(bm.row) >= page.row_count() {
+            return Ok(None);
+        }
+        let Some((p, range)) =
+            crate::data_page::resolve_row(&self.ov, l, &page, usize::from(bm.row))?
+        else {
+            return Ok(None);
+        };
+        let mut offsets = Vec::new();
+        let bytes = &p.bytes[range.clone()];
+        let err = |(what, r)| crate::error::corrupt(p.number, range.start, what, r);
+        let cracked = CrackedRow::new(bytes, def, self.version, &mut offsets).map_err(err)?;
+        let mut out = Vec::with_capacity(def.columns.len());
+        for c in &def.columns {
+            out.push(match cracked.field(c).map_err(err)? {
+                RawField::Null => OwnedField::Null,
+                RawField::Bool(b) => OwnedField::Bool(b),
+                RawField::Bytes(b) => OwnedField::Bytes(b.to_vec()),
+            });
+        }
+        Ok(Some(out))
+    }
+
+    /// The overflow target of slot `bm`, if the slot is an overflow pointer.
+    fn overflow_target(&self, bm: Bookmark) -> WResult<Option<Bookmark>> {
+        let l = self.layout();
+        let p = self.ov.read_page(bm.page)?;
+        let dp = crate::data_page::DataPage::from_page(l, bm.page, p)?;
+        match dp.slot(usize::from(bm.row)) {
+            Some(s) if s.overflow && !s.deleted => {
+                let r = dp.row(usize::from(bm.row))?;
+                if r.len() < 4 {
+                    return Err(crate::error::corrupt(
+                        bm.page,
+                        0,
+                        "overflow row pointer",
+                        jet_kernels::Refusal::OutOfBounds,
+                    )
+                    .into());
+                }
+                Ok(Some(Bookmark {
+                    page: u32::from_le_bytes([r[1], r[2], r[3], 0]),
+                    row: r[0],
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Deletes the rows at `bookmarks` (slot flag; long values and overflow
+    /// targets are freed too). Returns how many rows were deleted.
+    pub fn delete(&mut self, table: &str, bookmarks: &[Bookmark]) -> WResult<usize> {
+        self.delete_rows(table, bookmarks)
+    }
+
+    fn delete_rows(&mut self, table: &str, bookmarks: &[Bookmark]) -> WResult<usize> {
+        let l = self.layout();
+        let st = self.state(table)?;
+        let def = st.def.clone();
+        let tname = st.name.clone();
+        self.check_indexes_def(&tname, &def)?;
+        let mut n = 0;
+        for &bm in bookmarks {
+            let fields = self.read_fields(&def, bm)?.ok_or(WriteError::NoSuchRow {
+                table: tname.clone(),
+                page: bm.page,
+                row: bm.row,
+            })?;
+            self.index_apply(table, &def, &fields, bm, false)?;
+            self.free_long_values(table, &def, &fields, None)?;
+            if let Some(t) = self.overflow_target(bm)? {
+                lval::edit_page(&mut self.ov, l, def.free_map, t.page, |p| {
+                    data_page::delete(l, p, usize::from(t.row))
+                })?;
+            }
+            lval::edit_page(&mut self.ov, l, def.free_map, bm.page, |p| {
+                data_page::delete(l, p, usize::from(bm.row))
+            })?;
+            n += 1;
+        }
+        let st = self.state(table)?;
+        st.def.stated_rows = st.def.stated_rows.saturating_sub(n as u32);
+        st.counters_dirty = true;
+        Ok(n)
+    }
+
+    fn free_long_values(
+        &mut self,
+        table: &str,
+        def: &TableDef,
+        fields: &[OwnedField],
+        only: Option<&[bool]>,
+    ) -> WResult<()> {
+        let l = self.layout();
+        for (i, c) in def.columns.iter().enumerate() {
+            if !c.jet_type.is_long_value() || only.is_some_and(|o| !o[i]) {
+                continue;
+            }
+            if let OwnedField::Bytes(b) = &fields[i]
+                && let Some(t) = self.state(table)?.lval.get(&c.col_num).copied()
+            {
+                lval::free(&mut self.ov, l, &t, b)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Updates the rows at `bookmarks`: row `i` of `changes` gives the new
+    /// values of the columns `changes` names (others keep their values).
+    /// A row that no longer fits its page moves to another page and its
+    /// slot becomes an overflow pointer, so its bookmark stays valid.
+    pub fn update(
+        &mut self,
+        table: &str,
+        bookmarks: &[Bookmark],
+        changes: &RecordBatch,
+    ) -> WResult<usize> {
+        let version = self.version;
+        let l = self.layout();
+        let st = self.state(table)?;
+        let def = st.def.clone();
+        let tname = st.name.clone();
+        if changes.num_rows() != bookmarks.len() {
+            return Err(WriteError::BadDefinition {
+                table: tname,
+                why: format!(
+                    "{} bookmarks for {} rows of changes",
+                    bookmarks.len(),
+                    changes.num_rows()
+                ),
+            });
+        }
+        self.check_indexes_def(&tname, &def)?;
+        let map = column_map(&tname, &def, changes)?;
+        for (_, ci) in &map {
+            if def.columns[*ci].is_auto_number() {
+                return Err(WriteError::ValueOutOfRange {
+                    table: tname.clone(),
+                    column: def.columns[*ci].name.clone(),
+                    value: "(any)".into(),
+                    why: "auto-number columns cannot be updated".into(),
+                });
+            }
+        }
+        for (r, &bm) in bookmarks.iter().enumerate() {
+            let old = self.read_fields(&def, bm)?.ok_or(WriteError::NoSuchRow {
+                table: tname.clone(),
+                page: bm.page,
+                row: bm.row,
+            })?;
+            let mut cells: Vec<Option<Cell>> = vec![None; def.columns.len()];
+            for (bi, ci) in &map {
+                let a = changes.column(*bi);
+                cells[*ci] = Some(row::cell_from_array(a.as_ref(), r).ok_or_else(|| {
+                    WriteError::TypeMismatch {
+                        table: tname.clone(),
+                        column: def.columns[*ci].name.clone(),
+                        arrow: a.data_type().to_string(),
+                        jet: def.columns[*ci].jet_type.name(),
+                    }
+                })?);
+            }
+            // required keys: a changed column may not become NULL
+            let probe: Vec<Cell> = cells
+                .iter()
+                .zip(&old)
+                .map(|(c, o)| match (c, o) {
+                    (Some(c), _) => c.clone(),
+                    (None, OwnedField::Null) => Cell::Null,
+                    _ => Cell::Int(0),
+                })
+                .collect();
+            self.check_required(&tname, &def, &probe)?;
+            let mut fields = old.clone();
+            let mut changed = vec![false; def.columns.len()];
+            for (i, c) in cells.iter().enumerate() {
+                if let Some(cell) = c {
+                    fields[i] = row::encode_value(version, &tname, &def.columns[i], cell)?;
+                    changed[i] = true;
+                }
+            }
+            // new long values are written, replaced ones freed
+            let mut fresh = fields.clone();
+            for (i, ch) in changed.iter().enumerate() {
+                if !ch || !def.columns[i].jet_type.is_long_value() {
+                    fresh[i] = OwnedField::Null;
+                }
+            }
+            let stored = self.store_long_values(table, &def, fresh)?;
+            for (i, ch) in changed.iter().enumerate() {
+                if *ch && def.columns[i].jet_type.is_long_value() {
+                    fields[i] = stored[i].clone();
+                }
+            }
+            self.free_long_values(table, &def, &old, Some(&changed))?;
+            let bytes = pad_row(row::assemble(&def, &fields));
+            let max = data_page::max_row_len(l);
+            if bytes.len() > max {
+                return Err(WriteError::RowTooLarge {
+                    table: tname.clone(),
+                    len: bytes.len(),
+                    max,
+                });
+            }
+            if changed.iter().zip(&def.columns).any(|(ch, c)| {
+                *ch && def
+                    .real_indexes
+                    .iter()
+                    .any(|ri| ri.key.iter().any(|(k, _)| *k == c.col_num))
+            }) {
+                self.index_apply(table, &def, &old, bm, false)?;
+                self.index_apply(table, &def, &fields, bm, true)?;
+            }
+            self.rewrite_row(table, &def, bm, &bytes)?;
+        }
+        Ok(bookmarks.len())
+    }
+
+    fn rewrite_row(
+        &mut self,
+        table: &str,
+        def: &TableDef,
+        bm: Bookmark,
+        bytes: &[u8],
+    ) -> WResult<()> {
+        let l = self.layout();
+        let free = def.free_map;
+        let target = self.overflow_target(bm)?;
+        // 1. in place in the original slot
+        if lval::edit_page(&mut self.ov, l, free, bm.page, |p| {
+            data_page::replace(l, p, usize::from(bm.row), bytes, 0)
+        })? {
+            if let Some(t) = target {
+                lval::edit_page(&mut self.ov, l, free, t.page, |p| {
+                    data_page::delete(l, p, usize::from(t.row))
+                })?;
+            }
+            return Ok(());
+        }
+        // 2. in place in the current overflow target
+        if let Some(t) = target
+            && lval::edit_page(&mut self.ov, l, free, t.page, |p| {
+                data_page::replace(l, p, usize::from(t.row), bytes, data_page::OVERFLOW_TARGET)
+            })?
+        {
+            return Ok(());
+        }
+        // 3. a new hidden row elsewhere, the slot pointing at it
+        let moved = self.place_row(table, bytes, data_page::OVERFLOW_TARGET)?;
+        if moved.page == bm.page {
+            // the page had room after all (cannot happen after step 1, but
+            // never point a page at itself)
+            return Err(WriteError::RowTooLarge {
+                table: table.to_string(),
+                len: bytes.len(),
+                max: data_page::max_row_len(l),
+            });
+        }
+        pack_row_pointer(moved.page, moved.row).ok_or(WriteError::DatabaseFull(moved.page))?;
+        let ptr = data_page::overflow_row(moved.page, moved.row);
+        let ok = lval::edit_page(&mut self.ov, l, free, bm.page, |p| {
+            data_page::replace(l, p, usize::from(bm.row), &ptr, data_page::OVERFLOW)
+        })?;
+        if !ok {
+            return Err(WriteError::RowTooLarge {
+                table: table.to_string(),
+                len: 4,
+                max: 0,
+            });
+        }
+        if let Some(t) = target {
+            lval::edit_page(&mut self.ov, l, free, t.page, |p| {
+                data_page::delete(l, p, usize::from(t.row))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Bookmarks of the table's live rows, in page and slot order.
+    pub fn bookmarks(&mut self, table: &str) -> WResult<Vec<Bookmark>> {
+        let l = self.layout();
+        let def = self.state(table)?.def.clone();
+        let mut out = Vec::new();
+        for p in crate::usage_map::read_pages(&self.ov, l, def.usage_map)? {
+            let bytes = self.ov.read_page(p)?;
+            if bytes[0] != page_type::DATA {
+                continue;
+            }
+            let dp = crate::data_page::DataPage::from_page(l, p, bytes)?;
+            if dp.owner() != def.page {
+                continue;
+            }
+            for i in 0..dp.row_count() {
+                if dp.slot(i).is_some_and(|s| !s.deleted) {
+                    out.push(Bookmark {
+                        page: p,
+                        row: i as u8,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Rows shorter than an overflow pointer (4 bytes) are padded in the fixed
+/// area, so any row can later become a pointer in place.
+fn pad_row(mut row: Vec<u8>) -> Vec<u8> {
+    while row.len() < 4 {
+        row.insert(2, 0);
+    }
+    row
+}
+
+/// Maps batch columns to table columns by name (case-insensitive).
+fn column_map(table: &str, def: &TableDef, batch: &RecordBatch) -> WResult<Vec<(usize, usize)>> {
+    let mut out = Vec::new();
+    for (bi, f) in batch.schema().fields().iter().enumerate() {
+        let ci = def
+            .columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(f.name()))
+            .ok_or_else(|| WriteError::NoSuchColumn {
+                table: table.to_string(),
+                column: f.name().clone(),
+            })?;
+        out.push((bi, ci));
+    }
+    Ok(out)
+}
+
+/// A deterministic version-4 GUID from `seed` and `n` (splitmix64).
+fn guid_from(seed: u64, n: u32) -> Vec<u8> {
+    let mut x = seed ^ (u64::from(n) << 1) ^ 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut b = Vec::with_capacity(16);
+    b.extend_from_slice(&next().to_le_bytes());
+    b.extend_from_slice(&next().to_le_bytes());
+    b[7] = (b[7] & 0x0F) | 0x40;
+    b[8] = (b[8] & 0x3F) | 0x80;
+    b
+}
+
+/// An empty index leaf page (the root of a new real index).
+pub fn empty_leaf(l: &Layout, tdef_page: u32) -> Vec<u8> {
+    let mut p = vec![0u8; l.page_size];
+    p[0] = page_type::INDEX_LEAF;
+    p[1] = 0x01;
+    let free = (l.page_size - l.index_entry_mask - l.index_entry_mask_len) as u16;
+    p[2..4].copy_from_slice(&free.to_le_bytes());
+    p[4..8].copy_from_slice(&tdef_page.to_le_bytes());
+    p
+}
+
+/// Usage-map rows being added for one table: the data page holding them.
+#[derive(Default)]
+struct MapPages {
+    current: Option<u32>,
+}
+
+impl MapPages {
+    fn add(&mut self, ov: &mut PageOverlay, l: &Layout, row: &[u8]) -> WResult<u32> {
+        if let Some(c) = self.current {
+            let mut p = ov.read_vec(c)?;
+            if let Some(s) = data_page::insert(l, &mut p, row, 0) {
+                ov.write(c, &p)?;
+                return pack_row_pointer(c, s).ok_or(WriteError::DatabaseFull(c));
+            }
+        }
+        let n = alloc::append_page(ov)?;
+        let mut p = data_page::new_page(l, 0);
+        let s = data_page::insert(l, &mut p, row, 0).ok_or(WriteError::DatabaseFull(n))?;
+        ov.write(n, &p)?;
+        self.current = Some(n);
+        pack_row_pointer(n, s).ok_or(WriteError::DatabaseFull(n))
+    }
+}
+
+#[allow(dead_code)]
+const _MSYS: u32 = MSYS_OBJECTS_PAGE;
