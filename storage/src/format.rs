@@ -115,6 +115,9 @@ pub struct Layout {
     pub col_sort_order: usize,
     /// Column: code page (Jet3 only).
     pub col_code_page: Option<usize>,
+    /// Column: text sort order version byte (Jet4+ only: 0 General Legacy,
+    /// 1 General 2010+).
+    pub col_sort_version: Option<usize>,
     /// Column: numeric precision.
     pub col_precision: usize,
     /// Column: numeric scale.
@@ -177,6 +180,7 @@ const JET3: Layout = Layout {
     col_var_index: 3,
     col_sort_order: 9,
     col_code_page: Some(11),
+    col_sort_version: None,
     col_precision: 11,
     col_scale: 12,
     col_flags: 13,
@@ -221,6 +225,7 @@ const JET4: Layout = Layout {
     col_var_index: 7,
     col_sort_order: 11,
     col_code_page: None,
+    col_sort_version: Some(14),
     col_precision: 11,
     col_scale: 12,
     col_flags: 15,

@@ -68,6 +68,26 @@ pub fn read_index_page(
     tdef_page: u32,
 ) -> Result<IndexPage, FormatError> {
     let p = src.read_page(n)?;
+    decode_index_page(&p, layout, n, tdef_page)
+}
+
+/// Decodes the bytes `p` of index page `n` (see [`read_index_page`], which
+/// reads the page first): the same checks, for callers that hold the bytes
+/// (the index writer reads through a `PageStore`). `p` must be a whole page.
+pub fn decode_index_page(
+    p: &[u8],
+    layout: &Layout,
+    n: u32,
+    tdef_page: u32,
+) -> Result<IndexPage, FormatError> {
+    if p.len() < layout.page_size {
+        return Err(corrupt(
+            n,
+            0,
+            "index page shorter than a page",
+            Refusal::OutOfBounds,
+        ));
+    }
     let leaf = match p[0] {
         page_type::INDEX_LEAF => true,
         page_type::INDEX_NODE => false,
@@ -79,7 +99,7 @@ pub fn read_index_page(
             });
         }
     };
-    let owner = u32_at(&p, 4).unwrap_or(0);
+    let owner = u32_at(p, 4).unwrap_or(0);
     if owner != tdef_page {
         return Err(corrupt(
             n,
@@ -88,13 +108,13 @@ pub fn read_index_page(
             Refusal::BadCount,
         ));
     }
-    let g32 = |o: usize| u32_at(&p, o).unwrap_or(0);
+    let g32 = |o: usize| u32_at(p, o).unwrap_or(0);
     // Jet3 keeps the shared-prefix length in one byte (the next byte is
     // another field, seen as 0x01 in Access 97 files); Jet4+ in two
     let prefix_len = if layout.page_size == 2048 {
         usize::from(p[layout.index_prefix_len])
     } else {
-        usize::from(u16_at(&p, layout.index_prefix_len).unwrap_or(0))
+        usize::from(u16_at(p, layout.index_prefix_len).unwrap_or(0))
     };
     let mask = &p[layout.index_entry_mask..layout.index_entry_mask + layout.index_entry_mask_len];
     let area = &p[layout.index_entry_mask + layout.index_entry_mask_len..];
@@ -184,6 +204,18 @@ pub struct IndexReader<'a> {
 }
 
 impl<'a> IndexReader<'a> {
+    /// A reader of the index whose root is page `root`, owned by the table
+    /// whose TDEF starts at `tdef_page` (for indexes the caller has just
+    /// built or changed, see `index_write`).
+    pub fn at(src: &'a dyn PageSource, layout: &'a Layout, tdef_page: u32, root: u32) -> Self {
+        IndexReader {
+            src,
+            layout,
+            tdef_page,
+            root,
+        }
+    }
+
     /// A reader of `index` of the table `def`.
     pub fn new(
         src: &'a dyn PageSource,
@@ -225,11 +257,28 @@ impl<'a> IndexReader<'a> {
                 ));
             }
             let pick = match (key, dir) {
-                (Some(k), Direction::Forward) => page
-                    .entries
-                    .iter()
-                    .find(|e| cmp_key(&e.key, k, mode) != Ordering::Less)
-                    .or(page.entries.last()),
+                (Some(k), Direction::Forward) => {
+                    let found = page
+                        .entries
+                        .iter()
+                        .find(|e| cmp_key(&e.key, k, mode) != Ordering::Less);
+                    // past every entry: the tail child (which has no entry)
+                    // holds the keys above the last one
+                    if found.is_none() && page.tail != 0 {
+                        if !seen.insert(page.tail) {
+                            return Err(corrupt(
+                                page.number,
+                                0,
+                                "index tree loops",
+                                Refusal::Budget,
+                            ));
+                        }
+                        page = self.page(page.tail)?;
+                        height += 1;
+                        continue;
+                    }
+                    found.or(page.entries.last())
+                }
                 (Some(k), Direction::Backward) => page
                     .entries
                     .iter()

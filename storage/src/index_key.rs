@@ -10,10 +10,16 @@
 //! differ); GUID and Binary in 8-byte segments each followed by a length
 //! byte (9 = more follows); Extended Date/Time in five 8-byte segments, two
 //! bytes and a fixed trailer. A descending column's value bytes are
-//! inverted (with the segment rules' exceptions). Text keys depend on the
-//! sort order's character tables, which this encoder does not yet know: they
-//! are refused with [`KeyError::Unsupported`], so a caller falls back to a
-//! scan instead of seeking with a wrong key.
+//! inverted (with the segment rules' exceptions). Text keys follow the
+//! column's sort order (module [`text`]): Access 97 "General", "General
+//! Legacy" (Jet4, ACE 12) and "General" (ACE 14+); a character those tables
+//! do not know is refused with [`KeyError::UnknownChar`] and any other sort
+//! order with [`KeyError::Unsupported`], so a caller falls back to a scan
+//! instead of seeking with a wrong key.
+
+pub mod text;
+
+pub use text::TextCollation;
 
 use crate::format::JetVersion;
 use crate::scan::OwnedField;
@@ -32,6 +38,19 @@ pub enum KeyError {
         jet_type: &'static str,
         /// Why.
         reason: &'static str,
+    },
+    /// A text value holds a character the column's sort order tables do not
+    /// cover (the key Access wrote for it is unknown).
+    #[error(
+        "column {column:?}: no index code for character U+{unit:04X} in sort order {collation:?}"
+    )]
+    UnknownChar {
+        /// Column name.
+        column: String,
+        /// The UTF-16 code unit (or, in Jet3, the code-page byte).
+        unit: u16,
+        /// The sort order.
+        collation: TextCollation,
     },
     /// The stored value is too short for its type.
     #[error("column {column:?}: stored value of {len} bytes is too short for {jet_type}")]
@@ -199,11 +218,29 @@ pub fn encode_column(
             out.extend_from_slice(&v[40..42]);
             out.extend_from_slice(&trailer);
         }
-        JetType::Text | JetType::Memo => {
-            // undo the start flag pushed above
+        JetType::Text => {
+            let collation = match text_collation(col, version) {
+                Ok(c) => c,
+                Err(e) => {
+                    out.pop();
+                    return Err(e);
+                }
+            };
+            let units = text_units(raw, version);
+            if let Err(unit) = text::encode_text(out, collation, &units, asc) {
+                out.pop();
+                return Err(KeyError::UnknownChar {
+                    column: col.name.clone(),
+                    unit,
+                    collation,
+                });
+            }
+        }
+        JetType::Memo => {
+            // the row holds a long-value descriptor, not the text
             out.pop();
             return Err(unsupported(
-                "text keys follow the sort order's character tables, not yet established",
+                "memo keys need the long value, which the row does not hold",
             ));
         }
         JetType::Boolean | JetType::Ole | JetType::Unknown(_) => {
@@ -212,6 +249,90 @@ pub fn encode_column(
         }
     }
     Ok(())
+}
+
+/// The sort order of a text column's index keys: sort order 1033
+/// ("General", or 0 = the format's default) in the version the column
+/// records. Refuses other sort orders, and Jet3 columns in a code page other
+/// than Windows-1252 (the Access 97 tables are per code page).
+pub fn text_collation(col: &Column, version: JetVersion) -> Result<TextCollation, KeyError> {
+    let unsupported = |reason| KeyError::Unsupported {
+        column: col.name.clone(),
+        jet_type: col.jet_type.name(),
+        reason,
+    };
+    if col.sort_order != text::GENERAL_SORT_ORDER && col.sort_order != 0 {
+        return Err(unsupported("sort order other than General (1033)"));
+    }
+    if version.is_jet3() {
+        if col.code_page != 1252 {
+            return Err(unsupported(
+                "Access 97 text keys in a code page other than 1252",
+            ));
+        }
+        return Ok(TextCollation::General97);
+    }
+    let sort_version = if col.sort_order == 0 {
+        // no sort order recorded: the format's default
+        u8::from(version >= JetVersion::Ace14)
+    } else {
+        col.sort_order_version
+    };
+    match sort_version {
+        0 => Ok(TextCollation::GeneralLegacy),
+        1 => Ok(TextCollation::General),
+        _ => Err(unsupported("unknown version of the General sort order")),
+    }
+}
+
+/// A stored text value as the key encoder reads it: UTF-16 code units
+/// (Jet4/ACE, compressed or not) or the code-page bytes (Jet3).
+fn text_units(raw: &[u8], version: JetVersion) -> Vec<u16> {
+    if version.is_jet3() {
+        raw.iter().map(|&b| u16::from(b)).collect()
+    } else {
+        let mut s = String::new();
+        crate::text::decode_ucs2(raw, &mut s);
+        s.encode_utf16().collect()
+    }
+}
+
+/// How an index seek on a column relates to SQL comparison of the values
+/// Arrow holds for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeekFidelity {
+    /// An equality seek returns exactly the rows whose value equals the
+    /// literal; `false`: it returns a superset (for text: other case,
+    /// trailing spaces) and the caller must re-check every row.
+    pub equality_exact: bool,
+    /// Key order equals Arrow's order of the values, so a range of values
+    /// is a range of keys and a walk yields Arrow order. `false` for text:
+    /// the collation orders letters case-insensitively and punctuation
+    /// differently from binary UTF-8 order, so text ranges cannot seek.
+    pub order_matches_arrow: bool,
+}
+
+/// What an index seek on `col` guarantees (see [`SeekFidelity`]). For text
+/// columns whose sort order this encoder does not know, use
+/// [`text_collation`] first: their keys cannot be built at all.
+pub fn seek_fidelity(col: &Column) -> SeekFidelity {
+    match col.jet_type {
+        JetType::Text | JetType::Memo => SeekFidelity {
+            equality_exact: false,
+            order_matches_arrow: false,
+        },
+        JetType::Single | JetType::Double | JetType::DateTime | JetType::Numeric => {
+            // bounds are widened outward where a literal converts inexactly
+            SeekFidelity {
+                equality_exact: false,
+                order_matches_arrow: true,
+            }
+        }
+        _ => SeekFidelity {
+            equality_exact: true,
+            order_matches_arrow: true,
+        },
+    }
 }
 
 /// Encodes a whole key: each key column of `key` in order, taking its value
@@ -260,11 +381,13 @@ pub enum KeyValue {
     Bytes(Vec<u8>),
     /// A GUID in `{XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX}` form (braces optional).
     Guid(String),
+    /// A text value (Text columns; equality seeks only, see [`seek_fidelity`]).
+    Text(String),
 }
 
 impl KeyValue {
     /// The value at `row` of an Arrow array of a type [`crate::types::JetType::arrow_type`] produces;
-    /// `None` for types that have no key form here (text).
+    /// `None` for types that have no key form here.
     pub fn from_array(a: &dyn arrow_array::Array, row: usize) -> Option<KeyValue> {
         use arrow_array::cast::AsArray;
         use arrow_array::types::*;
@@ -288,6 +411,7 @@ impl KeyValue {
                 KeyValue::TimestampMicros(a.as_primitive::<TimestampMicrosecondType>().value(row))
             }
             D::Binary => KeyValue::Bytes(a.as_binary::<i32>().value(row).to_vec()),
+            D::Utf8 => KeyValue::Text(a.as_string::<i32>().value(row).to_string()),
             _ => return None,
         })
     }
@@ -316,7 +440,11 @@ fn access_days_for_micros(micros: i64) -> (f64, f64) {
 /// store them) of the column values equal to `v`, widened outward where the
 /// conversion is inexact (see the `widen` kernels). `Ok(None)`: no stored
 /// value can equal `v` (out of the type's range).
-fn stored_range(col: &Column, v: &KeyValue) -> Result<Option<(OwnedField, OwnedField)>, KeyError> {
+fn stored_range(
+    col: &Column,
+    v: &KeyValue,
+    version: JetVersion,
+) -> Result<Option<(OwnedField, OwnedField)>, KeyError> {
     use jet_kernels::widen::{widen_f64, widen_scale, widen_to_f32};
     let unsupported = |reason| KeyError::Unsupported {
         column: col.name.clone(),
@@ -394,9 +522,24 @@ fn stored_range(col: &Column, v: &KeyValue) -> Result<Option<(OwnedField, OwnedF
                 _ => None,
             }
         }
-        (JetType::Text | JetType::Memo, _) => {
+        (JetType::Text, KeyValue::Text(t)) => {
+            // the stored form of the literal: UTF-16LE (Jet4/ACE) or the
+            // code-page bytes (Jet3; characters outside Windows-1252 cannot
+            // be stored, so no row can equal the literal)
+            let raw = if version.is_jet3() {
+                let (b, _, bad) = encoding_rs::WINDOWS_1252.encode(t);
+                if bad {
+                    return Ok(None);
+                }
+                b.into_owned()
+            } else {
+                t.encode_utf16().flat_map(|u| u.to_le_bytes()).collect()
+            };
+            same(raw)
+        }
+        (JetType::Memo, _) => {
             return Err(unsupported(
-                "text keys follow the sort order's character tables, not yet established",
+                "memo keys need the long value, which the row does not hold",
             ));
         }
         _ => return Err(unsupported("literal of another type")),
@@ -469,6 +612,14 @@ pub fn first_column_bounds(
     // whole day (the day below for a lower bound, the day itself for an
     // upper one). Equality keeps its exact interval.
     let is_range = !matches!((lower, upper), (Bound::Included(a), Bound::Included(b)) if a == b);
+    if is_range && matches!(col.jet_type, JetType::Text | JetType::Memo) {
+        // collation order is not Arrow's order: a value range is no key range
+        return Err(KeyError::Unsupported {
+            column: col.name.clone(),
+            jet_type: col.jet_type.name(),
+            reason: "text keys follow the collation, so only equality seeks",
+        });
+    }
     let day_bound = |v: &KeyValue, is_lower: bool| -> Option<OwnedField> {
         match (col.jet_type, v) {
             (JetType::DateTime, KeyValue::TimestampMicros(m)) if is_range => {
@@ -489,7 +640,7 @@ pub fn first_column_bounds(
         Bound::Included(v) | Bound::Excluded(v) if day_bound(v, true).is_some() => {
             Bound::Included(enc(&day_bound(v, true).unwrap_or(OwnedField::Null))?)
         }
-        Bound::Included(v) | Bound::Excluded(v) => match stored_range(col, v)? {
+        Bound::Included(v) | Bound::Excluded(v) => match stored_range(col, v, version)? {
             Some((lo, _)) => Bound::Included(enc(&lo)?),
             None => return Ok(None),
         },
@@ -499,7 +650,7 @@ pub fn first_column_bounds(
         Bound::Included(v) | Bound::Excluded(v) if day_bound(v, false).is_some() => {
             Bound::Included(enc(&day_bound(v, false).unwrap_or(OwnedField::Null))?)
         }
-        Bound::Included(v) | Bound::Excluded(v) => match stored_range(col, v)? {
+        Bound::Included(v) | Bound::Excluded(v) => match stored_range(col, v, version)? {
             Some((_, hi)) => Bound::Included(enc(&hi)?),
             None => return Ok(None),
         },

@@ -31,6 +31,7 @@ pub mod format;
 pub mod image;
 pub mod index;
 pub mod index_key;
+pub mod index_write;
 pub mod lval;
 pub mod page;
 pub mod props;

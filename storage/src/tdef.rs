@@ -51,6 +51,10 @@ pub struct Column {
     pub sort_order: u16,
     /// Code page of Jet3 text columns (0 = database default).
     pub code_page: u16,
+    /// Version of the text sort order (Jet4+ text columns: 0 = General
+    /// Legacy, 1 = General 2010+; always 0 in Jet3, whose only general
+    /// order is Access 97's).
+    pub sort_order_version: u8,
 }
 
 impl Column {
@@ -313,6 +317,7 @@ pub fn parse(
             scale: d[l.col_scale],
             sort_order: g16(l.col_sort_order),
             code_page: l.col_code_page.map(g16).unwrap_or(0),
+            sort_order_version: l.col_sort_version.map(|o| d[o]).unwrap_or(0),
         });
     }
     for col in columns.iter_mut() {

@@ -5,7 +5,7 @@
 
 use jet_storage::index::{Bookmark, Direction, KeyMatch};
 use jet_storage::index_key::{KeyError, encode_key};
-use jet_storage::{Database, OpenOptions};
+use jet_storage::{Database, JetType, OpenOptions};
 use jet_tests::{corpus, list_files};
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
@@ -22,6 +22,10 @@ struct Report {
     keys_checked: usize,
     refused: BTreeMap<String, usize>,
     seeks: usize,
+    text_keys: usize,
+    text_checked: usize,
+    unknown_chars: BTreeMap<u16, usize>,
+    mismatches: Vec<String>,
 }
 
 fn check_file(path: &std::path::Path, rel: &str, rep: &mut Report) {
@@ -86,21 +90,41 @@ fn check_file(path: &std::path::Path, rel: &str, rep: &mut Report) {
             let (mut checked, mut refused) = (0usize, 0usize);
             for e in &fwd {
                 let row = t.raw_row(e.bookmark).unwrap().expect("live row");
+                let has_text = real.key.iter().any(|(num, _)| {
+                    t.def()
+                        .columns
+                        .iter()
+                        .any(|c| c.col_num == *num && c.jet_type == JetType::Text)
+                });
                 match encode_key(&t.def().columns, &real.key, &row, db.version()) {
                     Ok(k) => {
-                        assert_eq!(
-                            k, e.key,
-                            "{ctx}: re-encoded key differs for row {:?}",
-                            e.bookmark
-                        );
+                        if k != e.key {
+                            rep.mismatches.push(format!(
+                                "{ctx}: re-encoded key differs for row {:?}: {:02X?} vs Access {:02X?}",
+                                e.bookmark, k, e.key
+                            ));
+                        }
                         rep.keys_checked += 1;
                         checked += 1;
+                        if has_text {
+                            rep.text_checked += 1;
+                        }
                     }
                     Err(KeyError::Unsupported { jet_type, .. }) => {
                         *rep.refused.entry(jet_type.to_string()).or_default() += 1;
                         refused += 1;
                     }
+                    Err(KeyError::UnknownChar { unit, .. }) => {
+                        *rep.unknown_chars.entry(unit).or_default() += 1;
+                        *rep.refused
+                            .entry("Text (unknown character)".into())
+                            .or_default() += 1;
+                        refused += 1;
+                    }
                     Err(e) => panic!("{ctx}: {e}"),
+                }
+                if has_text {
+                    rep.text_keys += 1;
                 }
             }
             eprintln!(
@@ -155,6 +179,10 @@ fn every_index_walks_encodes_and_seeks() {
         keys_checked: 0,
         refused: BTreeMap::new(),
         seeks: 0,
+        text_keys: 0,
+        text_checked: 0,
+        unknown_chars: BTreeMap::new(),
+        mismatches: Vec::new(),
     };
     for rel in list_files(&root) {
         if ENCRYPTED.iter().any(|e| rel.ends_with(e)) || rel.ends_with(".mny") {
@@ -166,10 +194,27 @@ fn every_index_walks_encodes_and_seeks() {
         "{} indexes, {} entries walked; {} keys re-encoded byte for byte; refused by type: {:?}; {} seeks checked",
         rep.indexes, rep.entries, rep.keys_checked, rep.refused, rep.seeks
     );
+    eprintln!(
+        "text keys: {} of {} re-encoded byte for byte; characters without a code: {:?}",
+        rep.text_checked,
+        rep.text_keys,
+        rep.unknown_chars
+            .iter()
+            .map(|(u, n)| format!("U+{u:04X}×{n}"))
+            .collect::<Vec<_>>()
+    );
+    for m in rep.mismatches.iter().take(40) {
+        eprintln!("{m}");
+    }
     assert!(rep.indexes > 100);
+    assert!(
+        rep.mismatches.is_empty(),
+        "{} keys re-encode differently",
+        rep.mismatches.len()
+    );
     for t in rep.refused.keys() {
         assert!(
-            t == "Text" || t == "Memo",
+            t.starts_with("Text") || t == "Memo",
             "non-text keys refused: {:?}",
             rep.refused
         );

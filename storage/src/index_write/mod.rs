@@ -1,0 +1,752 @@
+//! Index maintenance: keeps a real index's B-tree exact when the writer
+//! inserts or deletes rows, and builds whole indexes bottom-up.
+//!
+//! Page format (the reader, [`crate::index`], decodes it): a header (page
+//! type 0x04 leaf / 0x03 node, a constant 0x01, the free space as u16 at 2,
+//! the owning TDEF page at 4, prev / next / tail page pointers, the shared
+//! prefix length, a byte that is 1 on node pages), the entry bitmap (bit `p`
+//! set where an entry ends at byte `p` of the entry area), then the entries.
+//! The first entry is written whole; every following entry leaves out the
+//! prefix its key shares with all keys of the page (the common prefix of the
+//! first and last keys). A leaf entry is `key | page (3 bytes BE) | row`; a
+//! node entry adds its child page (4 bytes BE) and carries the last
+//! (key, bookmark) of that child's subtree. A node page with several
+//! children keeps the last one in its tail pointer only, without an entry;
+//! a node with a single child writes it as an entry.
+//!
+//! Entries are ordered by key bytes, then by bookmark (page, row), as
+//! Access orders them. The root page number never changes: when the root
+//! overflows its contents move down into new pages. Every page this module
+//! allocates or frees is reported in [`IndexPages`] so the writer can update
+//! the index's usage map.
+
+use crate::error::FormatError;
+use crate::format::{Layout, page_type};
+use crate::image::PageStore;
+use crate::index::{Bookmark, decode_index_page};
+use jet_kernels::index_entry::compare_entries;
+use std::cmp::Ordering;
+
+/// Deepest tree the writer descends before refusing (as the reader).
+const MAX_DEPTH: usize = crate::index::MAX_DEPTH;
+
+/// Pages an index operation allocated (with `PageStore::append`) or
+/// stopped using. The caller registers both in the index's usage map; a
+/// freed page's bytes are left as they were.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexPages {
+    /// Pages newly used by the index, in allocation order.
+    pub allocated: Vec<u32>,
+    /// Pages the index no longer uses.
+    pub freed: Vec<u32>,
+}
+
+/// Why an index change was refused. Nothing is guaranteed about the pages
+/// of the store after an error: the caller abandons the transaction.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexWriteError {
+    /// A page could not be read or decoded.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// An entry is too large for any index page.
+    #[error("index entry of {len} bytes does not fit an index page ({max} bytes)")]
+    EntryTooLarge {
+        /// Bytes of the entry (key and pointers).
+        len: usize,
+        /// Bytes available for entries on a page.
+        max: usize,
+    },
+    /// A bookmark's page number does not fit the 3 bytes an entry holds.
+    #[error("bookmark page {page} does not fit an index entry (24 bits)")]
+    BookmarkTooLarge {
+        /// The data page.
+        page: u32,
+    },
+    /// `delete_entry` found no entry with this key and bookmark.
+    #[error("index rooted at page {root}: no entry for bookmark {page}:{row} with this key")]
+    NotFound {
+        /// Root page.
+        root: u32,
+        /// Data page of the bookmark.
+        page: u32,
+        /// Row of the bookmark.
+        row: u8,
+    },
+    /// The entries handed to `build_index` are not in index order or repeat.
+    #[error("entry {position} is not after the one before it in index order")]
+    Unsorted {
+        /// Position of the offending entry.
+        position: usize,
+    },
+    /// The tree is deeper than the writer descends, or a node has no child.
+    #[error("index page {page}: {what}")]
+    BadTree {
+        /// Page where the problem was seen.
+        page: u32,
+        /// What is wrong.
+        what: &'static str,
+    },
+}
+
+/// One item of a page in memory: a leaf entry, or a node's child with the
+/// last (key, bookmark) of its subtree. `child` is 0 on leaves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Item {
+    key: Vec<u8>,
+    bookmark: Bookmark,
+    child: u32,
+}
+
+impl Item {
+    fn cmp_to(&self, key: &[u8], bm: Bookmark) -> Ordering {
+        compare_entries(
+            &self.key,
+            self.bookmark.page,
+            self.bookmark.row,
+            key,
+            bm.page,
+            bm.row,
+        )
+    }
+}
+
+/// A page in memory. On node pages `items` lists every child, the tail
+/// child last (with its subtree's last entry computed).
+#[derive(Debug, Clone)]
+struct Node {
+    number: u32,
+    leaf: bool,
+    prev: u32,
+    next: u32,
+    items: Vec<Item>,
+}
+
+/// Bytes an index page offers for entries.
+pub fn entry_area_len(layout: &Layout) -> usize {
+    let start = layout.index_entry_mask + layout.index_entry_mask_len;
+    let area = layout.page_size.saturating_sub(start);
+    // an entry may end at most at the last bit of the bitmap
+    area.min((layout.index_entry_mask_len * 8).saturating_sub(1))
+}
+
+fn pointers_len(leaf: bool) -> usize {
+    if leaf { 4 } else { 8 }
+}
+
+/// Length of the prefix shared by `a` and `b`.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// The shared prefix length of a page holding `items` (the tail child of a
+/// node is not written, so it does not take part).
+fn page_prefix(items: &[Item]) -> usize {
+    match (items.first(), items.last()) {
+        (Some(f), Some(l)) => common_prefix(&f.key, &l.key),
+        _ => 0,
+    }
+}
+
+/// Bytes the written entries of `items` take on a page.
+fn written_len(items: &[Item], leaf: bool) -> usize {
+    let prefix = page_prefix(items);
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| {
+            let k = if i == 0 {
+                it.key.len()
+            } else {
+                it.key.len().saturating_sub(prefix)
+            };
+            k + pointers_len(leaf)
+        })
+        .sum()
+}
+
+/// The items of `node` that are written as entries, and its tail page.
+fn written(node: &Node) -> (&[Item], u32) {
+    match node.items.split_last() {
+        Some((last, rest)) if !node.leaf && !rest.is_empty() => (rest, last.child),
+        _ => (&node.items, 0),
+    }
+}
+
+/// Whether `node` fits one page.
+fn fits(layout: &Layout, node: &Node) -> bool {
+    let (items, _) = written(node);
+    written_len(items, node.leaf) <= entry_area_len(layout)
+}
+
+/// Encodes `node` as page bytes owned by `tdef_page`.
+fn encode(layout: &Layout, tdef_page: u32, node: &Node) -> Result<Vec<u8>, IndexWriteError> {
+    let (items, tail) = written(node);
+    let max = entry_area_len(layout);
+    let used = written_len(items, node.leaf);
+    if used > max {
+        return Err(IndexWriteError::EntryTooLarge { len: used, max });
+    }
+    let mut p = vec![0u8; layout.page_size];
+    p[0] = if node.leaf {
+        page_type::INDEX_LEAF
+    } else {
+        page_type::INDEX_NODE
+    };
+    p[1] = 0x01;
+    let area_start = layout.index_entry_mask + layout.index_entry_mask_len;
+    let free = layout.page_size - area_start - used;
+    p[2..4].copy_from_slice(&u16::try_from(free).unwrap_or(0).to_le_bytes());
+    p[4..8].copy_from_slice(&tdef_page.to_le_bytes());
+    p[layout.index_prev..layout.index_prev + 4].copy_from_slice(&node.prev.to_le_bytes());
+    p[layout.index_next..layout.index_next + 4].copy_from_slice(&node.next.to_le_bytes());
+    p[layout.index_tail..layout.index_tail + 4].copy_from_slice(&tail.to_le_bytes());
+    let prefix = page_prefix(items);
+    if layout.page_size == 2048 {
+        p[layout.index_prefix_len] = u8::try_from(prefix).unwrap_or(u8::MAX);
+    } else {
+        p[layout.index_prefix_len..layout.index_prefix_len + 2]
+            .copy_from_slice(&u16::try_from(prefix).unwrap_or(u16::MAX).to_le_bytes());
+    }
+    // the byte before the bitmap: 1 on node pages, as Access writes it
+    p[layout.index_entry_mask - 1] = u8::from(!node.leaf);
+    let mut pos = 0usize;
+    for (i, it) in items.iter().enumerate() {
+        let k = if i == 0 {
+            &it.key[..]
+        } else {
+            it.key.get(prefix..).unwrap_or_default()
+        };
+        let at = area_start + pos;
+        p[at..at + k.len()].copy_from_slice(k);
+        let at = at + k.len();
+        let [_, a, b, c] = it.bookmark.page.to_be_bytes();
+        p[at..at + 4].copy_from_slice(&[a, b, c, it.bookmark.row]);
+        if !node.leaf {
+            p[at + 4..at + 8].copy_from_slice(&it.child.to_be_bytes());
+        }
+        pos += k.len() + pointers_len(node.leaf);
+        let bit = layout.index_entry_mask + pos / 8;
+        p[bit] |= 1 << (pos % 8);
+    }
+    Ok(p)
+}
+
+/// Checks an entry before it goes into a tree.
+fn admit(layout: &Layout, key: &[u8], page: u32) -> Result<(), IndexWriteError> {
+    if page >= 1 << 24 {
+        return Err(IndexWriteError::BookmarkTooLarge { page });
+    }
+    // a node entry (key + 8 bytes) must fit, with room for a second one so a
+    // split always makes progress
+    let max = entry_area_len(layout);
+    let len = key.len() + pointers_len(false);
+    if len.saturating_mul(2) > max {
+        return Err(IndexWriteError::EntryTooLarge { len, max });
+    }
+    Ok(())
+}
+
+/// Read-only access to one index's pages.
+struct Reader<'s> {
+    store: &'s dyn PageStore,
+    layout: &'s Layout,
+    tdef_page: u32,
+    root: u32,
+}
+
+struct Tree<'s> {
+    store: &'s mut dyn PageStore,
+    layout: &'s Layout,
+    tdef_page: u32,
+    root: u32,
+    pages: IndexPages,
+}
+
+impl Reader<'_> {
+    fn read(&self, n: u32) -> Result<Node, IndexWriteError> {
+        let bytes = self.store.read(n)?;
+        let page = decode_index_page(&bytes, self.layout, n, self.tdef_page)?;
+        let mut items: Vec<Item> = page
+            .entries
+            .into_iter()
+            .map(|e| Item {
+                key: e.key,
+                bookmark: e.bookmark,
+                child: e.child.unwrap_or(0),
+            })
+            .collect();
+        if !page.leaf && page.tail != 0 {
+            let (key, bookmark) = self.subtree_last(page.tail)?;
+            items.push(Item {
+                key,
+                bookmark,
+                child: page.tail,
+            });
+        }
+        if !page.leaf && items.is_empty() {
+            return Err(IndexWriteError::BadTree {
+                page: n,
+                what: "node page without children",
+            });
+        }
+        Ok(Node {
+            number: n,
+            leaf: page.leaf,
+            prev: page.prev,
+            next: page.next,
+            items,
+        })
+    }
+
+    /// The last entry of the subtree under page `n` (following tails).
+    fn subtree_last(&self, mut n: u32) -> Result<(Vec<u8>, Bookmark), IndexWriteError> {
+        for _ in 0..MAX_DEPTH {
+            let bytes = self.store.read(n)?;
+            let page = decode_index_page(&bytes, self.layout, n, self.tdef_page)?;
+            if page.leaf {
+                return page
+                    .entries
+                    .into_iter()
+                    .last()
+                    .map(|e| (e.key, e.bookmark))
+                    .ok_or(IndexWriteError::BadTree {
+                        page: n,
+                        what: "empty leaf below a node",
+                    });
+            }
+            n = if page.tail != 0 {
+                page.tail
+            } else {
+                page.entries
+                    .last()
+                    .and_then(|e| e.child)
+                    .ok_or(IndexWriteError::BadTree {
+                        page: n,
+                        what: "node page without children",
+                    })?
+            };
+        }
+        Err(IndexWriteError::BadTree {
+            page: n,
+            what: "index tree too deep",
+        })
+    }
+
+    /// The path from the root to the leaf where (key, bm) belongs: each node
+    /// with the index of the child taken.
+    fn descend(&self, key: &[u8], bm: Bookmark) -> Result<Vec<(Node, usize)>, IndexWriteError> {
+        let mut path: Vec<(Node, usize)> = Vec::new();
+        let mut n = self.root;
+        loop {
+            if path.len() > MAX_DEPTH {
+                return Err(IndexWriteError::BadTree {
+                    page: n,
+                    what: "index tree too deep",
+                });
+            }
+            let node = self.read(n)?;
+            if node.leaf {
+                path.push((node, 0));
+                return Ok(path);
+            }
+            let i = node
+                .items
+                .iter()
+                .position(|it| it.cmp_to(key, bm) != Ordering::Less)
+                .unwrap_or(node.items.len().saturating_sub(1));
+            n = node.items.get(i).map_or(0, |it| it.child);
+            if n == self.root || path.iter().any(|(p, _)| p.number == n) {
+                return Err(IndexWriteError::BadTree {
+                    page: n,
+                    what: "index tree loops",
+                });
+            }
+            path.push((node, i));
+        }
+    }
+}
+
+impl Tree<'_> {
+    fn reader(&self) -> Reader<'_> {
+        Reader {
+            store: &*self.store,
+            layout: self.layout,
+            tdef_page: self.tdef_page,
+            root: self.root,
+        }
+    }
+
+    fn write(&mut self, node: &Node) -> Result<(), IndexWriteError> {
+        let bytes = encode(self.layout, self.tdef_page, node)?;
+        self.store.write(node.number, &bytes)?;
+        Ok(())
+    }
+
+    /// Rewrites one sibling pointer of page `n` (prev when `prev`).
+    fn set_link(&mut self, n: u32, prev: bool, to: u32) -> Result<(), IndexWriteError> {
+        if n == 0 {
+            return Ok(());
+        }
+        let bytes = self.store.read(n)?;
+        // decode to check it is one of ours before touching it
+        decode_index_page(&bytes, self.layout, n, self.tdef_page)?;
+        let mut b = bytes.to_vec();
+        let o = if prev {
+            self.layout.index_prev
+        } else {
+            self.layout.index_next
+        };
+        b[o..o + 4].copy_from_slice(&to.to_le_bytes());
+        self.store.write(n, &b)?;
+        Ok(())
+    }
+
+    fn alloc(&mut self) -> Result<u32, IndexWriteError> {
+        let n = self.store.append()?;
+        self.pages.allocated.push(n);
+        Ok(n)
+    }
+
+    /// Splits `node`'s items into pieces that each fit a page (by bytes,
+    /// halves first).
+    fn split_items(&self, node: &Node) -> Vec<Vec<Item>> {
+        let mut pieces = vec![node.items.clone()];
+        loop {
+            let mut changed = false;
+            let mut next = Vec::new();
+            for p in pieces {
+                let probe = Node {
+                    number: 0,
+                    leaf: node.leaf,
+                    prev: 0,
+                    next: 0,
+                    items: p.clone(),
+                };
+                if p.len() > 1 && !fits(self.layout, &probe) {
+                    let (a, b) = p.split_at(p.len().div_ceil(2));
+                    next.push(a.to_vec());
+                    next.push(b.to_vec());
+                    changed = true;
+                } else {
+                    next.push(p);
+                }
+            }
+            pieces = next;
+            if !changed {
+                return pieces;
+            }
+        }
+    }
+
+    /// Writes the pages of the path bottom-up after the leaf changed:
+    /// splits pages that overflow, frees non-root pages that became empty,
+    /// and refreshes every separator on the path.
+    fn settle(&mut self, mut path: Vec<(Node, usize)>) -> Result<(), IndexWriteError> {
+        // replacement items for the child slot of the level above
+        let mut replacement: Option<Vec<Item>> = None;
+        while let Some((mut node, slot)) = path.pop() {
+            if let Some(items) = replacement.take() {
+                node.items.splice(slot..=slot, items);
+            }
+            let is_root = node.number == self.root;
+            if node.items.is_empty() && !is_root {
+                // unlink and free
+                self.set_link(node.prev, false, node.next)?;
+                self.set_link(node.next, true, node.prev)?;
+                self.pages.freed.push(node.number);
+                replacement = Some(Vec::new());
+                continue;
+            }
+            if node.items.is_empty() {
+                // the root lost its last child: an empty leaf again
+                node.leaf = true;
+                node.prev = 0;
+                node.next = 0;
+                self.write(&node)?;
+                continue;
+            }
+            if fits(self.layout, &node) {
+                self.write(&node)?;
+                replacement = Some(vec![self.summary(&node)]);
+                continue;
+            }
+            let mut pieces = self.split_items(&node);
+            if is_root {
+                // the root keeps its number: every piece moves to a new page
+                let mut numbers = Vec::with_capacity(pieces.len());
+                for _ in 0..pieces.len() {
+                    numbers.push(self.alloc()?);
+                }
+                let mut children = Vec::with_capacity(pieces.len());
+                for (i, items) in pieces.into_iter().enumerate() {
+                    let piece = Node {
+                        number: numbers[i],
+                        leaf: node.leaf,
+                        prev: if i == 0 { 0 } else { numbers[i - 1] },
+                        next: numbers.get(i + 1).copied().unwrap_or(0),
+                        items,
+                    };
+                    self.write(&piece)?;
+                    children.push(self.summary(&piece));
+                }
+                let root = Node {
+                    number: self.root,
+                    leaf: false,
+                    prev: 0,
+                    next: 0,
+                    items: children,
+                };
+                self.write(&root)?;
+                continue;
+            }
+            // the last piece keeps this page; the others go to new pages
+            // linked in before it
+            let last = pieces.pop().unwrap_or_default();
+            let mut numbers = Vec::with_capacity(pieces.len());
+            for _ in 0..pieces.len() {
+                numbers.push(self.alloc()?);
+            }
+            numbers.push(node.number);
+            let mut all = pieces;
+            all.push(last);
+            let mut out = Vec::with_capacity(all.len());
+            for (i, items) in all.into_iter().enumerate() {
+                let piece = Node {
+                    number: numbers[i],
+                    leaf: node.leaf,
+                    prev: if i == 0 { node.prev } else { numbers[i - 1] },
+                    next: numbers.get(i + 1).copied().unwrap_or(node.next),
+                    items,
+                };
+                self.write(&piece)?;
+                out.push(self.summary(&piece));
+            }
+            self.set_link(node.prev, false, numbers[0])?;
+            replacement = Some(out);
+        }
+        Ok(())
+    }
+
+    /// The parent item of a written page: its last entry and its number.
+    fn summary(&self, node: &Node) -> Item {
+        let last = node.items.last().cloned().unwrap_or(Item {
+            key: Vec::new(),
+            bookmark: Bookmark { page: 0, row: 0 },
+            child: 0,
+        });
+        Item {
+            key: last.key,
+            bookmark: last.bookmark,
+            child: node.number,
+        }
+    }
+}
+
+/// Inserts the entry (`key`, bookmark `page`:`row`) into the index whose
+/// root is page `root` (owned by the table whose TDEF is `tdef_page`), in
+/// index order: after every entry with a smaller key, among equal keys by
+/// bookmark. Splits pages that overflow (new pages from
+/// [`PageStore::append`], returned in [`IndexPages::allocated`]); the root
+/// keeps its page number. Inserting an entry that is already present adds
+/// a second copy; callers insert each row once.
+pub fn insert_entry(
+    store: &mut dyn PageStore,
+    layout: &Layout,
+    root: u32,
+    tdef_page: u32,
+    key: &[u8],
+    page: u32,
+    row: u8,
+) -> Result<IndexPages, IndexWriteError> {
+    admit(layout, key, page)?;
+    let bm = Bookmark { page, row };
+    let mut tree = Tree {
+        store,
+        layout,
+        tdef_page,
+        root,
+        pages: IndexPages::default(),
+    };
+    let mut path = tree.reader().descend(key, bm)?;
+    if let Some((leaf, _)) = path.last_mut() {
+        let pos = leaf
+            .items
+            .iter()
+            .position(|it| it.cmp_to(key, bm) == Ordering::Greater)
+            .unwrap_or(leaf.items.len());
+        leaf.items.insert(
+            pos,
+            Item {
+                key: key.to_vec(),
+                bookmark: bm,
+                child: 0,
+            },
+        );
+    }
+    tree.settle(path)?;
+    Ok(tree.pages)
+}
+
+/// Removes the entry (`key`, bookmark `page`:`row`) from the index rooted
+/// at `root`. A non-root page left empty is unlinked from its siblings,
+/// dropped from its parent and reported in [`IndexPages::freed`]; a root
+/// left without entries becomes an empty leaf. Refuses
+/// ([`IndexWriteError::NotFound`]) when no such entry exists.
+pub fn delete_entry(
+    store: &mut dyn PageStore,
+    layout: &Layout,
+    root: u32,
+    tdef_page: u32,
+    key: &[u8],
+    page: u32,
+    row: u8,
+) -> Result<IndexPages, IndexWriteError> {
+    let bm = Bookmark { page, row };
+    let mut tree = Tree {
+        store,
+        layout,
+        tdef_page,
+        root,
+        pages: IndexPages::default(),
+    };
+    let mut path = tree.reader().descend(key, bm)?;
+    let found = path.last_mut().and_then(|(leaf, _)| {
+        let pos = leaf
+            .items
+            .iter()
+            .position(|it| it.cmp_to(key, bm) == Ordering::Equal)?;
+        leaf.items.remove(pos);
+        Some(())
+    });
+    if found.is_none() {
+        return Err(IndexWriteError::NotFound { root, page, row });
+    }
+    tree.settle(path)?;
+    Ok(tree.pages)
+}
+
+/// Whether the index rooted at `root` holds an entry whose key equals `key`
+/// byte for byte (for unique indexes: the writer asks before writing
+/// anything). Reads the path to the first candidate leaf and the leaves that
+/// follow while keys are equal. Access lets a unique index hold several
+/// NULL keys; callers skip the check for them.
+pub fn key_exists(
+    store: &dyn PageStore,
+    layout: &Layout,
+    root: u32,
+    tdef_page: u32,
+    key: &[u8],
+) -> Result<bool, IndexWriteError> {
+    let reader = Reader {
+        store,
+        layout,
+        tdef_page,
+        root,
+    };
+    let first = Bookmark { page: 0, row: 0 };
+    let path = reader.descend(key, first)?;
+    let Some((mut leaf, _)) = path.into_iter().last() else {
+        return Ok(false);
+    };
+    let mut seen = std::collections::HashSet::from([leaf.number]);
+    loop {
+        for it in &leaf.items {
+            match it.key.as_slice().cmp(key) {
+                Ordering::Less => {}
+                Ordering::Equal => return Ok(true),
+                Ordering::Greater => return Ok(false),
+            }
+        }
+        if leaf.next == 0 || !seen.insert(leaf.next) {
+            return Ok(false);
+        }
+        leaf = reader.read(leaf.next)?;
+    }
+}
+
+/// Builds an index bottom-up from `entries` (key, bookmark), which must be
+/// in index order without repeats (refused otherwise): full leaves, then
+/// node levels, each level linked prev/next, until one page is left; that
+/// page is the root, whose number is returned. No entries: one empty root
+/// leaf. Every page comes from [`PageStore::append`] and is listed in the
+/// returned [`IndexPages::allocated`].
+pub fn build_index(
+    store: &mut dyn PageStore,
+    layout: &Layout,
+    tdef_page: u32,
+    entries: &[(Vec<u8>, Bookmark)],
+) -> Result<(u32, IndexPages), IndexWriteError> {
+    for (i, w) in entries.windows(2).enumerate() {
+        let (a, b) = (&w[0], &w[1]);
+        if compare_entries(&a.0, a.1.page, a.1.row, &b.0, b.1.page, b.1.row) != Ordering::Less {
+            return Err(IndexWriteError::Unsorted { position: i + 1 });
+        }
+    }
+    for (k, bm) in entries {
+        admit(layout, k, bm.page)?;
+    }
+    let mut tree = Tree {
+        store,
+        layout,
+        tdef_page,
+        root: 0,
+        pages: IndexPages::default(),
+    };
+    let mut level: Vec<Item> = entries
+        .iter()
+        .map(|(k, bm)| Item {
+            key: k.clone(),
+            bookmark: *bm,
+            child: 0,
+        })
+        .collect();
+    let mut leaf = true;
+    loop {
+        // pack greedily: add items while the page still fits
+        let mut groups: Vec<Vec<Item>> = Vec::new();
+        let mut cur: Vec<Item> = Vec::new();
+        for it in level {
+            cur.push(it);
+            let probe = Node {
+                number: 0,
+                leaf,
+                prev: 0,
+                next: 0,
+                items: cur.clone(),
+            };
+            if cur.len() > 1 && !fits(layout, &probe) {
+                let last = cur.pop();
+                groups.push(std::mem::take(&mut cur));
+                cur.extend(last);
+            }
+        }
+        if !cur.is_empty() || groups.is_empty() {
+            groups.push(cur);
+        }
+        let mut numbers = Vec::with_capacity(groups.len());
+        for _ in 0..groups.len() {
+            numbers.push(tree.alloc()?);
+        }
+        let single = groups.len() == 1;
+        let mut up = Vec::with_capacity(groups.len());
+        for (i, items) in groups.into_iter().enumerate() {
+            let node = Node {
+                number: numbers[i],
+                leaf,
+                prev: if i == 0 { 0 } else { numbers[i - 1] },
+                next: numbers.get(i + 1).copied().unwrap_or(0),
+                items,
+            };
+            tree.write(&node)?;
+            up.push(tree.summary(&node));
+        }
+        if single {
+            return Ok((numbers[0], tree.pages));
+        }
+        level = up;
+        leaf = false;
+    }
+}
+
+#[cfg(test)]
+mod tests;

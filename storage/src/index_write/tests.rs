@@ -1,0 +1,317 @@
+use super::*;
+use crate::format::JetVersion;
+use crate::index::{Direction, IndexReader, KeyMatch, read_index_page};
+use crate::page::{MemPageSource, Page, PageSource};
+use std::collections::BTreeSet;
+use std::ops::Bound;
+
+const TDEF: u32 = 2;
+
+/// A page store over a vector of pages (page 0 is a placeholder, as the
+/// database header is in a real file).
+pub(super) struct VecStore {
+    pub(super) page_size: usize,
+    pub(super) pages: Vec<Vec<u8>>,
+}
+
+impl VecStore {
+    pub(super) fn new(page_size: usize) -> Self {
+        VecStore {
+            page_size,
+            pages: vec![vec![0; page_size]; 3],
+        }
+    }
+    fn source(&self) -> MemPageSource {
+        MemPageSource::new(self.pages.concat(), self.page_size)
+    }
+}
+
+impl PageStore for VecStore {
+    fn page_size(&self) -> usize {
+        self.page_size
+    }
+    fn page_count(&self) -> u32 {
+        self.pages.len() as u32
+    }
+    fn read(&self, n: u32) -> Result<Page, FormatError> {
+        self.pages
+            .get(n as usize)
+            .map(|p| Page::from(p.as_slice()))
+            .ok_or(FormatError::PageOutOfRange {
+                page: n,
+                pages: self.pages.len() as u32,
+            })
+    }
+    fn write(&mut self, n: u32, bytes: &[u8]) -> Result<(), FormatError> {
+        let pages = self.pages.len() as u32;
+        let p = self
+            .pages
+            .get_mut(n as usize)
+            .ok_or(FormatError::PageOutOfRange { page: n, pages })?;
+        assert_eq!(bytes.len(), p.len());
+        p.copy_from_slice(bytes);
+        Ok(())
+    }
+    fn append(&mut self) -> Result<u32, FormatError> {
+        self.pages.push(vec![0; self.page_size]);
+        Ok(self.pages.len() as u32 - 1)
+    }
+}
+
+type Model = BTreeSet<(Vec<u8>, Bookmark)>;
+
+/// Checks the whole tree against the model: every page decodes, node
+/// entries carry their subtree's last entry, the leaf chain links every leaf
+/// in order both ways, the free-space field is right, walks and seeks agree.
+/// Returns the height.
+pub(super) fn check(store: &VecStore, layout: &Layout, root: u32, model: &Model) -> usize {
+    let src = store.source();
+    let mut leaves = Vec::new();
+    // (page, depth) → recursively collect leaves; return subtree last entry
+    fn visit(
+        src: &MemPageSource,
+        layout: &Layout,
+        n: u32,
+        depth: usize,
+        leaves: &mut Vec<(u32, usize)>,
+    ) -> Option<(Vec<u8>, Bookmark)> {
+        let p = read_index_page(src, layout, n, TDEF).unwrap();
+        let raw = src.read_page(n).unwrap();
+        // free space: page size minus the end of the last entry
+        let area = layout.index_entry_mask + layout.index_entry_mask_len;
+        let mask = &raw[layout.index_entry_mask..area];
+        let end = (0..mask.len() * 8)
+            .rev()
+            .find(|&i| mask[i / 8] >> (i % 8) & 1 == 1)
+            .unwrap_or(0);
+        assert_eq!(
+            u16::from_le_bytes([raw[2], raw[3]]) as usize,
+            layout.page_size - area - end,
+            "free space of page {n}"
+        );
+        if p.leaf {
+            leaves.push((n, depth));
+            return p.entries.last().map(|e| (e.key.clone(), e.bookmark));
+        }
+        let mut children: Vec<(Option<(Vec<u8>, Bookmark)>, u32)> = p
+            .entries
+            .iter()
+            .map(|e| (Some((e.key.clone(), e.bookmark)), e.child.unwrap()))
+            .collect();
+        if p.tail != 0 {
+            assert!(!children.is_empty(), "tail without entries on {n}");
+            children.push((None, p.tail));
+        } else {
+            assert_eq!(
+                children.len(),
+                1,
+                "node {n} with several children and no tail"
+            );
+        }
+        let mut last = None;
+        for (sep, c) in children {
+            let got = visit(src, layout, c, depth + 1, leaves);
+            if let Some(sep) = sep {
+                assert_eq!(Some(sep), got, "separator of child {c} on node {n}");
+            }
+            last = got;
+        }
+        last
+    }
+    visit(&src, layout, root, 1, &mut leaves);
+    let height = leaves[0].1;
+    assert!(leaves.iter().all(|l| l.1 == height), "leaves at one depth");
+    for (i, &(n, _)) in leaves.iter().enumerate() {
+        let p = read_index_page(&src, layout, n, TDEF).unwrap();
+        let prev = if i == 0 { 0 } else { leaves[i - 1].0 };
+        let next = leaves.get(i + 1).map_or(0, |l| l.0);
+        assert_eq!((p.prev, p.next), (prev, next), "links of leaf {n}");
+        assert!(!p.entries.is_empty() || leaves.len() == 1, "empty leaf {n}");
+    }
+    let reader = IndexReader::at(&src, layout, TDEF, root);
+    let fwd: Vec<(Vec<u8>, Bookmark)> = reader
+        .walk(Direction::Forward)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.key, e.bookmark)
+        })
+        .collect();
+    let want: Vec<(Vec<u8>, Bookmark)> = model.iter().cloned().collect();
+    assert_eq!(fwd, want, "forward walk equals the model");
+    let mut back: Vec<(Vec<u8>, Bookmark)> = reader
+        .walk(Direction::Backward)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.key, e.bookmark)
+        })
+        .collect();
+    back.reverse();
+    assert_eq!(back, want, "backward walk equals the model");
+    let keys: BTreeSet<&Vec<u8>> = model.iter().map(|(k, _)| k).collect();
+    for k in keys {
+        let got: Vec<Bookmark> = reader
+            .seek(Bound::Included(k), Bound::Included(k), KeyMatch::Full)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.bookmark)
+            .collect();
+        let want: Vec<Bookmark> = model
+            .iter()
+            .filter(|(x, _)| x == k)
+            .map(|(_, b)| *b)
+            .collect();
+        assert_eq!(got, want, "seek {k:02X?}");
+        assert!(key_exists(store, layout, root, TDEF, k).unwrap());
+    }
+    height
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// A random key: a shared-prefix-friendly shape (flag byte, a few letters
+/// from a small alphabet, variable length) so pages get prefixes and ties.
+fn random_key(rng: &mut Rng, max_len: u64) -> Vec<u8> {
+    let len = 1 + rng.below(max_len);
+    let mut k = vec![0x7F];
+    for _ in 0..len {
+        k.push(0x40 + rng.below(4) as u8);
+    }
+    k
+}
+
+fn random_ops(version: JetVersion, max_len: u64, inserts: usize, seed: u64) -> usize {
+    let layout = version.layout();
+    let mut store = VecStore::new(layout.page_size);
+    let (root, pages) = build_index(&mut store, layout, TDEF, &[]).unwrap();
+    assert_eq!(pages.allocated, vec![root]);
+    let mut model = Model::new();
+    let mut rng = Rng(seed);
+    let mut max_height = 0;
+    let mut owned: BTreeSet<u32> = BTreeSet::from([root]);
+    for batch in 0..8 {
+        for _ in 0..inserts / 8 {
+            let k = random_key(&mut rng, max_len);
+            let bm = Bookmark {
+                page: 10 + rng.below(50) as u32,
+                row: rng.below(4) as u8,
+            };
+            if model.insert((k.clone(), bm)) {
+                let p = insert_entry(&mut store, layout, root, TDEF, &k, bm.page, bm.row).unwrap();
+                assert!(p.freed.is_empty());
+                owned.extend(p.allocated);
+            }
+        }
+        max_height = max_height.max(check(&store, layout, root, &model));
+        // delete about a third (everything in the last batch)
+        let victims: Vec<(Vec<u8>, Bookmark)> = model
+            .iter()
+            .filter(|_| batch == 7 || rng.below(3) == 0)
+            .cloned()
+            .collect();
+        for (k, bm) in victims {
+            model.remove(&(k.clone(), bm));
+            let p = delete_entry(&mut store, layout, root, TDEF, &k, bm.page, bm.row).unwrap();
+            for f in p.freed {
+                assert!(owned.remove(&f), "freed page {f} was not the index's");
+            }
+            owned.extend(p.allocated);
+        }
+        check(&store, layout, root, &model);
+    }
+    assert!(model.is_empty());
+    let p = read_index_page(&store.source(), layout, root, TDEF).unwrap();
+    assert!(
+        p.leaf && p.entries.is_empty(),
+        "an emptied index is an empty root leaf"
+    );
+    assert_eq!(owned, BTreeSet::from([root]), "every other page was freed");
+    max_height
+}
+
+#[test]
+fn random_inserts_and_deletes_jet4() {
+    let h = random_ops(JetVersion::Jet4, 40, 1600, 0x1234_5678_9abc_def1);
+    assert!(h >= 2, "height {h}");
+}
+
+#[test]
+fn random_inserts_and_deletes_jet3_to_height_three() {
+    // long keys on 2 KiB pages: few entries per page, a deep tree
+    let h = random_ops(JetVersion::Jet3, 300, 1200, 0xdead_beef_cafe_f00d);
+    assert!(h >= 3, "height {h}");
+}
+
+#[test]
+fn build_then_delete_everything_and_reinsert() {
+    let layout = JetVersion::Jet4.layout();
+    let mut rng = Rng(77);
+    let mut model = Model::new();
+    while model.len() < 3000 {
+        let k = random_key(&mut rng, 30);
+        model.insert((
+            k,
+            Bookmark {
+                page: rng.below(1000) as u32 + 5,
+                row: rng.below(200) as u8,
+            },
+        ));
+    }
+    let entries: Vec<(Vec<u8>, Bookmark)> = model.iter().cloned().collect();
+    let mut store = VecStore::new(layout.page_size);
+    let (root, _) = build_index(&mut store, layout, TDEF, &entries).unwrap();
+    assert!(check(&store, layout, root, &model) >= 2);
+    for (k, bm) in &entries {
+        delete_entry(&mut store, layout, root, TDEF, k, bm.page, bm.row).unwrap();
+    }
+    check(&store, layout, root, &Model::new());
+    for (k, bm) in entries.iter().rev() {
+        insert_entry(&mut store, layout, root, TDEF, k, bm.page, bm.row).unwrap();
+    }
+    check(&store, layout, root, &model);
+    // refusals
+    let (k, bm) = &entries[0];
+    assert!(matches!(
+        delete_entry(&mut store, layout, root, TDEF, k, 1, bm.row),
+        Err(IndexWriteError::NotFound { .. })
+    ));
+    assert!(!key_exists(&store, layout, root, TDEF, &[0x7F, 0x01]).unwrap());
+    assert!(matches!(
+        insert_entry(&mut store, layout, root, TDEF, &vec![1u8; 4000], 1, 1),
+        Err(IndexWriteError::EntryTooLarge { .. })
+    ));
+    assert!(matches!(
+        insert_entry(&mut store, layout, root, TDEF, &[0x7F], 1 << 24, 1),
+        Err(IndexWriteError::BookmarkTooLarge { .. })
+    ));
+    let unsorted = vec![entries[1].clone(), entries[0].clone()];
+    assert!(matches!(
+        build_index(&mut store, layout, TDEF, &unsorted),
+        Err(IndexWriteError::Unsorted { position: 1 })
+    ));
+}
+
+#[test]
+fn delete_of_a_missing_entry_is_refused() {
+    let layout = JetVersion::Jet4.layout();
+    let mut store = VecStore::new(layout.page_size);
+    let entries = vec![(vec![0x7F, 1], Bookmark { page: 9, row: 1 })];
+    let (root, _) = build_index(&mut store, layout, TDEF, &entries).unwrap();
+    assert!(matches!(
+        delete_entry(&mut store, layout, root, TDEF, &[0x7F, 1], 9, 2),
+        Err(IndexWriteError::NotFound { .. })
+    ));
+    assert!(key_exists(&store, layout, root, TDEF, &[0x7F, 1]).unwrap());
+}
