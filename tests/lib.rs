@@ -273,3 +273,5 @@ pub fn run_mdb_export(
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     })
 }
+
+pub mod crash;

@@ -26,6 +26,7 @@
 
 pub mod bytes;
 pub mod index_entry;
+pub mod journal;
 pub mod lval;
 pub mod range;
 pub mod row_slot;
@@ -53,6 +54,12 @@ pub enum Refusal {
     BadDescriptor,
     /// A chain made no progress or exhausted its budget.
     Budget,
+    /// A record ends before its declared end (a torn write).
+    Torn,
+    /// A record's magic, kind or reserved bytes are wrong.
+    BadRecord,
+    /// A record's checksum does not match its bytes.
+    Checksum,
 }
 
 impl core::fmt::Display for Refusal {
@@ -66,6 +73,9 @@ impl core::fmt::Display for Refusal {
             Refusal::BadCount => "count larger than its container",
             Refusal::BadDescriptor => "unknown long-value descriptor kind",
             Refusal::Budget => "chain budget exhausted or no progress",
+            Refusal::Torn => "record is torn",
+            Refusal::BadRecord => "record has a bad magic, kind or reserved field",
+            Refusal::Checksum => "record checksum mismatch",
         };
         f.write_str(s)
     }

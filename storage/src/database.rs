@@ -107,6 +107,9 @@ struct Inner {
     header: HeaderInfo,
     source: Arc<ScanSource>,
     catalog: Vec<CatalogEntry>,
+    /// The shared advisory lock held while the database is open from a
+    /// path (see `journal::lock`).
+    _lock: Option<crate::journal::lock::FileLock>,
 }
 
 /// An open database (read-only). Cheap to clone; scans own what they need.
@@ -144,8 +147,16 @@ pub struct Table {
 
 impl Database {
     /// Opens the database at `path` read-only.
+    ///
+    /// Holds a shared advisory lock for the life of the database, so a
+    /// writer in another process cannot change it meanwhile; waits up to
+    /// `journal::lock::DEFAULT_LOCK_WAIT` for such a writer, then refuses
+    /// with [`JournalError::Locked`](crate::JournalError::Locked). When a
+    /// journal (`<path>.jetjournal`) is present, recovery runs first and
+    /// its refusals surface as [`Error::Journal`].
     pub fn open(path: impl AsRef<Path>, opts: OpenOptions) -> Result<Database> {
         let path = path.as_ref();
+        let lock = crate::journal::open_for_read(path, crate::journal::lock::DEFAULT_LOCK_WAIT)?;
         // page 0 is read with the smaller (Jet3) size, then the real size is known
         let probe = FilePageSource::open(path, 2048, 0)?;
         let page0 = probe.read_page(0).map_err(|e| match e {
@@ -160,7 +171,7 @@ impl Database {
             Backend::File => Box::new(FilePageSource::open(path, ps, opts.cache_pages)?),
             Backend::Mmap => Box::new(MmapPageSource::open(path, ps)?),
         };
-        Database::from_source(Some(path.to_path_buf()), header, src)
+        Database::from_source(Some(path.to_path_buf()), header, src, Some(lock))
     }
 
     /// Opens an in-memory database image (tests, fuzzing).
@@ -168,7 +179,7 @@ impl Database {
         let bytes: Arc<[u8]> = bytes.into();
         let header = read_header(&bytes[..bytes.len().min(4096)])?;
         let ps = header.version.layout().page_size;
-        Database::from_source(None, header, Box::new(MemPageSource::new(bytes, ps)))
+        Database::from_source(None, header, Box::new(MemPageSource::new(bytes, ps)), None)
     }
 
     /// Opens a database over any page source (for example the committed
@@ -191,6 +202,7 @@ impl Database {
         path: Option<PathBuf>,
         header: HeaderInfo,
         src: Box<dyn PageSource>,
+        lock: Option<crate::journal::lock::FileLock>,
     ) -> Result<Database> {
         let src: Arc<dyn PageSource> = if header.db_key != 0 {
             if header.version.is_ace() {
@@ -213,6 +225,7 @@ impl Database {
                 header,
                 source,
                 catalog,
+                _lock: lock,
             }),
         })
     }

@@ -103,6 +103,78 @@ pub enum SchemaError {
     },
 }
 
+/// A problem of the undo journal: committing a transaction, recovering
+/// after a crash, or locking the database.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// The operating system refused an operation on the database or its
+    /// journal.
+    #[error("I/O error ({op}) on {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        op: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another holder of the database prevents this lock.
+    #[error("{path} is in use by {holder}; try again when it is closed")]
+    Locked {
+        /// The database.
+        path: PathBuf,
+        /// Who holds it.
+        holder: &'static str,
+    },
+    /// The journal's bytes cannot come from a crash of this writer; nothing
+    /// was changed.
+    #[error(
+        "journal {path} is damaged at byte {offset}: {refusal}; the database and the journal were left untouched"
+    )]
+    Corrupt {
+        /// The journal.
+        path: PathBuf,
+        /// Offset of the damaged record.
+        offset: u64,
+        /// Why it was refused.
+        refusal: Refusal,
+    },
+    /// The journal belongs to another database; nothing was changed.
+    #[error(
+        "journal {path} belongs to another database ({what}); the database and the journal were left untouched"
+    )]
+    Foreign {
+        /// The journal.
+        path: PathBuf,
+        /// Which identity check failed.
+        what: &'static str,
+    },
+    /// The journal holds a commit record but the database does not match
+    /// the committed image; nothing was changed.
+    #[error(
+        "database {path} does not match the commit recorded in its journal; the database and the journal were left untouched"
+    )]
+    CommitmentMismatch {
+        /// The database.
+        path: PathBuf,
+    },
+    /// A journal exists but its database does not.
+    #[error("journal {path} exists but its database is missing")]
+    MissingDatabase {
+        /// The journal.
+        path: PathBuf,
+    },
+    /// The changes do not fit the database as it is on disk.
+    #[error("database {path}: {what}")]
+    ImageMismatch {
+        /// The database.
+        path: PathBuf,
+        /// What does not fit.
+        what: String,
+    },
+}
+
 /// Any error of the storage read path.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -127,6 +199,9 @@ pub enum Error {
     /// A write was refused or failed; the committed image is unchanged.
     #[error(transparent)]
     Write(Box<crate::write::WriteError>),
+    /// Committing, recovering or locking through the undo journal.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
 }
 
 impl Error {

@@ -32,6 +32,7 @@ pub mod image;
 pub mod index;
 pub mod index_key;
 pub mod index_write;
+pub mod journal;
 pub mod lval;
 pub mod page;
 pub mod props;
@@ -45,7 +46,7 @@ pub mod write;
 
 pub use catalog::{CatalogEntry, ObjectKind};
 pub use database::{Backend, Database, OpenOptions, Table};
-pub use error::{Error, FormatError, Result, SchemaError};
+pub use error::{Error, FormatError, JournalError, Result, SchemaError};
 pub use format::JetVersion;
 pub use image::{CommitTarget, ImageChanges, MemImage, PageStore};
 pub use scan::{ScanOptions, TableScan};
