@@ -9,23 +9,26 @@
 //! file target, or [`MemImage`](crate::image::MemImage) in memory). On
 //! `Err` nothing reaches the target.
 //!
-//! Index pages are not maintained here: rows of a table with real indexes
-//! are written only when an [`IndexMaintainer`] is installed on the
-//! [`Writer`]; otherwise such writes are refused with
-//! [`WriteError::IndexMaintenanceUnavailable`], so an index never silently
-//! misses an entry.
+//! Index pages are maintained through the [`IndexMaintainer`] installed on
+//! the [`Writer`]: by default the B-tree maintainer ([`BTreeMaintainer`],
+//! over `index_write`). Without one, rows of a table with real indexes are
+//! refused with [`WriteError::IndexMaintenanceUnavailable`], so an index
+//! never silently misses an entry.
 
 pub mod alloc;
 pub mod catalog;
 pub mod create;
 pub mod data_page;
+pub mod file;
 pub mod lval;
+pub mod maintain;
 pub mod overlay;
 pub mod row;
 pub mod tdef;
 pub mod txn;
 
 pub use create::new_database;
+pub use maintain::BTreeMaintainer;
 pub use overlay::PageOverlay;
 pub use row::Cell;
 pub use tdef::{ColumnSpec, IndexSpec, TableSpec};
@@ -430,7 +433,7 @@ mod tests {
             tx.insert("T", &batch)
         });
         assert!(
-            matches!(r, Err(crate::Error::Write(e)) if matches!(*e, WriteError::IndexMaintenanceUnavailable { .. }))
+            matches!(r, Err(crate::Error::Write(e)) if matches!(*e, WriteError::ValueOutOfRange { .. }))
         );
         assert_eq!(w.target().bytes, before);
         let spec = TableSpec::new(

@@ -69,7 +69,7 @@ impl<T: WriteTarget> Writer<T> {
         Ok(Writer {
             target,
             version: h.version,
-            maintainer: None,
+            maintainer: Some(Box::new(super::maintain::BTreeMaintainer::new(h.version))),
             clock: DEFAULT_CLOCK,
         })
     }
@@ -808,10 +808,17 @@ impl<'w> Transaction<'w> {
                     source,
                 })?;
             let pages: IndexPages = if insert {
-                m.insert(&mut self.ov, def, ri, &key, bm.page, bm.row)?
+                m.insert(&mut self.ov, def, ri, &key, bm.page, bm.row)
             } else {
-                m.delete(&mut self.ov, def, ri, &key, bm.page, bm.row)?
-            };
+                m.delete(&mut self.ov, def, ri, &key, bm.page, bm.row)
+            }
+            .map_err(|e| match e {
+                WriteError::Index { why, .. } => WriteError::Index {
+                    table: table.to_string(),
+                    why,
+                },
+                e => e,
+            })?;
             for p in pages.allocated {
                 alloc::set_member(&mut self.ov, l, ri.usage_map, p, true)?;
             }

@@ -1,0 +1,41 @@
+//! Writing a database file: the journaled file target of the writer.
+//!
+//! [`Database::open_writable`](crate::Database::open_writable) opens a file
+//! through [`JournaledFile`] (exclusive lock, Access lock file, recovery of
+//! a journal left by a crash) and reads the committed image back page by
+//! page with positional reads, so a transaction never loads the whole file.
+
+use super::txn::{WriteTarget, Writer};
+use crate::database::read_header;
+use crate::journal::JournaledFile;
+use crate::page::{FilePageSource, PageSource};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Pages cached by the reader a transaction sees the committed image through.
+const WRITER_CACHE_PAGES: usize = 1024;
+
+impl WriteTarget for JournaledFile {
+    fn source(&self) -> crate::Result<Arc<dyn PageSource>> {
+        let path = self.path();
+        let probe = FilePageSource::open(&path, 2048, 0)?;
+        let header = read_header(&probe.read_page(0)?)?;
+        let ps = header.version.layout().page_size;
+        Ok(Arc::new(FilePageSource::open(
+            &path,
+            ps,
+            WRITER_CACHE_PAGES,
+        )?))
+    }
+}
+
+impl crate::Database {
+    /// Opens the database file at `path` for writing. Every transaction of
+    /// the returned writer commits through the undo journal: after a crash
+    /// at any point the file holds exactly the image before or after it.
+    /// Holds the exclusive writer lock (and the Access lock file) until the
+    /// writer is dropped; refuses Jet3 and encoded files.
+    pub fn open_writable(path: impl AsRef<Path>) -> crate::Result<Writer<JournaledFile>> {
+        Writer::new(JournaledFile::open(path.as_ref())?)
+    }
+}

@@ -1,0 +1,124 @@
+//! The B-tree index maintainer: the writer's [`IndexMaintainer`] over the
+//! `index_write` module.
+//!
+//! Guarantees, for every real index of a table on every row insert and
+//! delete:
+//! - the entry (key, bookmark) is added or removed in index order, splits
+//!   and freed pages reported back so the writer keeps the index's usage map
+//!   exact;
+//! - a unique index refuses a key it already holds (before the entry is
+//!   written; the transaction is then abandoned, so the file is unchanged).
+//!   Keys of rows whose key columns are all NULL are exempt, as in Access;
+//! - an index flagged "ignore nulls" holds no entry for a row whose key
+//!   columns are all NULL.
+
+use super::tdef as wtdef;
+use super::{IndexMaintainer, IndexPages, WResult, WriteError};
+use crate::format::JetVersion;
+use crate::image::PageStore;
+use crate::index_key::encode_key;
+use crate::index_write::{self, IndexWriteError};
+use crate::scan::OwnedField;
+use crate::tdef::{RealIndex, TableDef};
+
+/// Keeps real indexes exact through `index_write` (installed by default on
+/// every [`Writer`](super::Writer)).
+#[derive(Debug, Clone, Copy)]
+pub struct BTreeMaintainer {
+    version: JetVersion,
+}
+
+impl BTreeMaintainer {
+    /// A maintainer for databases of `version`.
+    pub fn new(version: JetVersion) -> BTreeMaintainer {
+        BTreeMaintainer { version }
+    }
+
+    /// The key an all-NULL row has in `index`.
+    fn null_key(&self, table: &TableDef, index: &RealIndex) -> WResult<Vec<u8>> {
+        let nulls = vec![OwnedField::Null; table.columns.len()];
+        encode_key(&table.columns, &index.key, &nulls, self.version).map_err(|source| {
+            WriteError::IndexKey {
+                table: format!("TDEF page {}", table.page),
+                source,
+            }
+        })
+    }
+
+    /// True when the row's key is the all-NULL key and the index holds no
+    /// entry for it.
+    fn skipped(&self, table: &TableDef, index: &RealIndex, key: &[u8]) -> WResult<bool> {
+        Ok(index.flags & wtdef::INDEX_IGNORE_NULLS != 0 && self.null_key(table, index)? == key)
+    }
+}
+
+fn index_err(table: &TableDef, index: &RealIndex, e: IndexWriteError) -> WriteError {
+    WriteError::Index {
+        table: format!("TDEF page {}", table.page),
+        why: format!("index rooted at page {}: {e}", index.root_page),
+    }
+}
+
+fn pages(p: index_write::IndexPages) -> IndexPages {
+    IndexPages {
+        allocated: p.allocated,
+        freed: p.freed,
+    }
+}
+
+impl IndexMaintainer for BTreeMaintainer {
+    fn insert(
+        &mut self,
+        store: &mut dyn PageStore,
+        table: &TableDef,
+        index: &RealIndex,
+        key: &[u8],
+        page: u32,
+        row: u8,
+    ) -> WResult<IndexPages> {
+        if self.skipped(table, index, key)? {
+            return Ok(IndexPages::default());
+        }
+        let layout = self.version.layout();
+        if index.flags & wtdef::INDEX_UNIQUE != 0
+            && self.null_key(table, index)? != key
+            && index_write::key_exists(store, layout, index.root_page, table.page, key)
+                .map_err(|e| index_err(table, index, e))?
+        {
+            let columns: Vec<String> = index
+                .key
+                .iter()
+                .filter_map(|(n, _)| table.columns.iter().find(|c| c.col_num == *n))
+                .map(|c| c.name.clone())
+                .collect();
+            return Err(WriteError::Index {
+                table: format!("TDEF page {}", table.page),
+                why: format!(
+                    "unique index on ({}) already holds this key; nothing was written",
+                    columns.join(", ")
+                ),
+            });
+        }
+        index_write::insert_entry(store, layout, index.root_page, table.page, key, page, row)
+            .map(pages)
+            .map_err(|e| index_err(table, index, e))
+    }
+
+    fn delete(
+        &mut self,
+        store: &mut dyn PageStore,
+        table: &TableDef,
+        index: &RealIndex,
+        key: &[u8],
+        page: u32,
+        row: u8,
+    ) -> WResult<IndexPages> {
+        if self.skipped(table, index, key)? {
+            return Ok(IndexPages::default());
+        }
+        let layout = self.version.layout();
+        index_write::delete_entry(store, layout, index.root_page, table.page, key, page, row)
+            .map(pages)
+            .map_err(|e| index_err(table, index, e))
+    }
+}
