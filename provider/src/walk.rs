@@ -1,0 +1,331 @@
+//! A lazy, owned walk over a B-tree index in either direction, restricted
+//! to key ranges: what ordered scans and MIN/MAX read.
+//!
+//! Storage's [`jet_storage::index::IndexReader`] borrows its table and
+//! collects seeks into vectors; a plan's stream must own its state and stop
+//! after `LIMIT n` entries, so this cursor keeps the current leaf and walks
+//! on demand. It reads pages only through [`read_index_page`] (the storage
+//! decoder with its entry-boundary kernel) and follows the same descent
+//! rules as the storage reader: node entries hold the last key of their
+//! child, and a backward walk from the very end starts at the tail page.
+//! Every page it visits is recorded, so a cycle in the tree or the leaf
+//! chain is a typed error, never a hang.
+
+use jet_kernels::index_entry::compare_prefix;
+use jet_storage::FormatError;
+use jet_storage::format::Layout;
+use jet_storage::index::{Entry, IndexPage, MAX_DEPTH, read_index_page};
+use jet_storage::page::PageSource;
+use std::cmp::Ordering;
+use std::collections::{HashSet, VecDeque};
+use std::ops::Bound;
+use std::sync::Arc;
+
+/// One stretch of a walk: a direction and the key bounds every emitted
+/// entry satisfies. Bounds are encoded key prefixes compared over their own
+/// length (`KeyMatch::Prefix` semantics); all of them apply at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Segment {
+    /// Increasing key order when true.
+    pub forward: bool,
+    /// Lower bounds (an entry is at or above every one).
+    pub lowers: Vec<Bound<Vec<u8>>>,
+    /// Upper bounds (an entry is at or below every one).
+    pub uppers: Vec<Bound<Vec<u8>>>,
+}
+
+impl Segment {
+    /// A segment in direction `forward` bounded by `lower` and `upper`.
+    pub fn new(forward: bool, lower: Bound<Vec<u8>>, upper: Bound<Vec<u8>>) -> Self {
+        let keep = |b: Bound<Vec<u8>>| (!matches!(b, Bound::Unbounded)).then_some(b);
+        Segment {
+            forward,
+            lowers: keep(lower).into_iter().collect(),
+            uppers: keep(upper).into_iter().collect(),
+        }
+    }
+
+    /// The same segment restricted to keys starting with `prefix`.
+    pub fn with_prefix(mut self, prefix: &[u8]) -> Self {
+        self.lowers.push(Bound::Included(prefix.to_vec()));
+        self.uppers.push(Bound::Included(prefix.to_vec()));
+        self
+    }
+
+    fn above_all_lowers(&self, key: &[u8]) -> bool {
+        self.lowers.iter().all(|b| match b {
+            Bound::Included(k) => compare_prefix(key, k) != Ordering::Less,
+            Bound::Excluded(k) => compare_prefix(key, k) == Ordering::Greater,
+            Bound::Unbounded => true,
+        })
+    }
+
+    fn below_all_uppers(&self, key: &[u8]) -> bool {
+        self.uppers.iter().all(|b| match b {
+            Bound::Included(k) => compare_prefix(key, k) != Ordering::Greater,
+            Bound::Excluded(k) => compare_prefix(key, k) == Ordering::Less,
+            Bound::Unbounded => true,
+        })
+    }
+
+    /// The key a descent starts from: the largest lower bound going
+    /// forward (every entry before it fails that bound), any upper bound
+    /// going backward (the walk skips entries above the others).
+    fn start_key(&self) -> Option<&[u8]> {
+        fn key(b: &Bound<Vec<u8>>) -> Option<&[u8]> {
+            match b {
+                Bound::Included(k) | Bound::Excluded(k) => Some(k.as_slice()),
+                Bound::Unbounded => None,
+            }
+        }
+        if self.forward {
+            self.lowers.iter().filter_map(key).max()
+        } else {
+            self.uppers.iter().find_map(key)
+        }
+    }
+}
+
+/// Where a segment's walk stands.
+struct Position {
+    segment: Segment,
+    page: IndexPage,
+    /// Forward: the next entry to look at. Backward: one past it.
+    pos: usize,
+    seen: HashSet<u32>,
+    /// The entries before this point failed the starting bounds; from here
+    /// on they hold (bounds are monotone along the walk).
+    started: bool,
+}
+
+/// An owned cursor that yields the entries of a sequence of segments.
+pub(crate) struct IndexCursor {
+    src: Arc<dyn PageSource>,
+    layout: &'static Layout,
+    tdef_page: u32,
+    root: u32,
+    pending: VecDeque<Segment>,
+    current: Option<Position>,
+    failed: bool,
+    /// Index pages read so far.
+    pub pages_read: u64,
+}
+
+impl IndexCursor {
+    /// A cursor over the B-tree rooted at `root` of the table whose TDEF is
+    /// at `tdef_page`, walking `segments` one after the other.
+    pub fn new(
+        src: Arc<dyn PageSource>,
+        layout: &'static Layout,
+        tdef_page: u32,
+        root: u32,
+        segments: Vec<Segment>,
+    ) -> Self {
+        IndexCursor {
+            src,
+            layout,
+            tdef_page,
+            root,
+            pending: segments.into(),
+            current: None,
+            failed: false,
+            pages_read: 0,
+        }
+    }
+
+    fn page(&mut self, n: u32) -> Result<IndexPage, FormatError> {
+        self.pages_read += 1;
+        read_index_page(&*self.src, self.layout, n, self.tdef_page)
+    }
+
+    /// Descends to the leaf where a segment's walk starts.
+    fn start(&mut self, segment: Segment) -> Result<Position, FormatError> {
+        let key = segment.start_key().map(<[u8]>::to_vec);
+        let forward = segment.forward;
+        let mut seen = HashSet::from([self.root]);
+        let mut page = self.page(self.root)?;
+        let mut depth = 1;
+        while !page.leaf {
+            if depth > MAX_DEPTH {
+                return Err(loop_error(page.number, "index tree too deep"));
+            }
+            let pick = match (&key, forward) {
+                (Some(k), true) => page
+                    .entries
+                    .iter()
+                    .find(|e| compare_prefix(&e.key, k) != Ordering::Less)
+                    .or(page.entries.last()),
+                (Some(k), false) => page
+                    .entries
+                    .iter()
+                    .find(|e| compare_prefix(&e.key, k) == Ordering::Greater)
+                    .or(page.entries.last()),
+                (None, true) => page.entries.first(),
+                (None, false) => page.entries.last(),
+            };
+            let Some(child) = pick.and_then(|e| e.child) else {
+                return Err(loop_error(page.number, "index node without entries"));
+            };
+            // a backward walk from the very end starts at the tail page,
+            // which the node may not list yet
+            let child = if !forward && key.is_none() && page.tail != 0 {
+                page.tail
+            } else {
+                child
+            };
+            if !seen.insert(child) {
+                return Err(loop_error(page.number, "index tree loops"));
+            }
+            page = self.page(child)?;
+            depth += 1;
+        }
+        if !forward && key.is_some() {
+            // the leaf holding the last entry within the bound may follow
+            // the one the nodes point at (a tail page they do not list):
+            // move right while the next leaf still starts within the bound
+            while page.next != 0
+                && page
+                    .entries
+                    .last()
+                    .is_none_or(|e| segment.below_all_uppers(&e.key))
+            {
+                if seen.contains(&page.next) {
+                    return Err(loop_error(page.number, "index leaf chain loops"));
+                }
+                let next = self.page(page.next)?;
+                if !next.leaf {
+                    return Err(FormatError::PageType {
+                        page: next.number,
+                        expected: "index leaf",
+                        found: jet_storage::format::page_type::INDEX_NODE,
+                    });
+                }
+                if next
+                    .entries
+                    .first()
+                    .is_some_and(|e| !segment.below_all_uppers(&e.key))
+                {
+                    break;
+                }
+                seen.insert(next.number);
+                page = next;
+            }
+        }
+        let mut leaves = HashSet::new();
+        leaves.insert(page.number);
+        let pos = if forward { 0 } else { page.entries.len() };
+        Ok(Position {
+            segment,
+            page,
+            pos,
+            seen: leaves,
+            started: false,
+        })
+    }
+
+    /// Moves a position to the sibling leaf; `Ok(false)` at the chain end.
+    fn advance(&mut self, mut p: Position) -> Result<Option<Position>, FormatError> {
+        let next = if p.segment.forward {
+            p.page.next
+        } else {
+            p.page.prev
+        };
+        if next == 0 {
+            return Ok(None);
+        }
+        if !p.seen.insert(next) {
+            return Err(loop_error(p.page.number, "index leaf chain loops"));
+        }
+        let page = self.page(next)?;
+        if !page.leaf {
+            return Err(FormatError::PageType {
+                page: page.number,
+                expected: "index leaf",
+                found: jet_storage::format::page_type::INDEX_NODE,
+            });
+        }
+        p.pos = if p.segment.forward {
+            0
+        } else {
+            page.entries.len()
+        };
+        p.page = page;
+        Ok(Some(p))
+    }
+
+    fn step(&mut self) -> Result<Option<Entry>, FormatError> {
+        loop {
+            let Some(mut p) = self.current.take() else {
+                match self.pending.pop_front() {
+                    Some(s) => {
+                        self.current = Some(self.start(s)?);
+                        continue;
+                    }
+                    None => return Ok(None),
+                }
+            };
+            let entry = if p.segment.forward {
+                p.page.entries.get(p.pos).cloned().inspect(|_| p.pos += 1)
+            } else if p.pos > 0 {
+                p.pos -= 1;
+                p.page.entries.get(p.pos).cloned()
+            } else {
+                None
+            };
+            let Some(e) = entry else {
+                self.current = self.advance(p)?;
+                continue;
+            };
+            let (starts, ends) = if p.segment.forward {
+                (
+                    p.segment.above_all_lowers(&e.key),
+                    !p.segment.below_all_uppers(&e.key),
+                )
+            } else {
+                (
+                    p.segment.below_all_uppers(&e.key),
+                    !p.segment.above_all_lowers(&e.key),
+                )
+            };
+            if !p.started {
+                if !starts {
+                    self.current = Some(p);
+                    continue;
+                }
+                p.started = true;
+            }
+            if ends {
+                // this segment is done; the next one starts afresh
+                continue;
+            }
+            self.current = Some(p);
+            return Ok(Some(e));
+        }
+    }
+}
+
+impl Iterator for IndexCursor {
+    type Item = Result<Entry, FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match self.step() {
+            Ok(e) => e.map(Ok),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+fn loop_error(page: u32, what: &'static str) -> FormatError {
+    FormatError::Corrupt {
+        page,
+        offset: 0,
+        what,
+        refusal: jet_kernels::Refusal::Budget,
+    }
+}
