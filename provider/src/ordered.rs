@@ -68,6 +68,8 @@ const DESC_NULL: u8 = 0xFF;
 const IGNORE_NULLS: u8 = 0x02;
 /// Index flag: unique keys.
 const UNIQUE: u8 = 0x01;
+/// Index flag: every key column is required (no NULL keys).
+const REQUIRED: u8 = 0x08;
 
 fn key_kind(t: JetType) -> KeyKind {
     match t {
@@ -149,9 +151,9 @@ fn column_order(table: &Table, db: &Database, idx: usize, pos: usize) -> Result<
 /// `idx` (a Date/Time) is not negative. Reads the lowest value key: the
 /// first one ascending, the last one descending.
 fn dates_not_negative(table: &Table, db: &Database, idx: usize, dir: Direction) -> Result<bool> {
-    let (value, _) = flags(dir);
     let forward = dir == Direction::Ascending;
-    let seg = Segment::new(forward, Bound::Unbounded, Bound::Unbounded).with_prefix(&[value]);
+    let seg =
+        Segment::new(forward, Bound::Unbounded, Bound::Unbounded).first_column(forward, false);
     let mut c = cursor(table, db, idx, vec![seg])?;
     let first = c.next().transpose().map_err(|e| to_df(e.into()))?;
     Ok(match first.and_then(|e| e.key.get(1).copied()) {
@@ -177,6 +179,10 @@ pub(crate) struct OrderedWalk {
     pub segments: Vec<Segment>,
     /// For EXPLAIN: direction and how NULL keys are placed.
     pub walk: String,
+    /// Key offsets of the flag bytes of later key columns whose NULL
+    /// placement the plan takes from the index's Required flag: a NULL
+    /// flag there is an error, never a misplaced row.
+    pub required: Vec<(usize, u8)>,
 }
 
 /// An index walk producing `keys` in order, within `range` (an encoded
@@ -206,6 +212,8 @@ pub(crate) fn ordered_walk(
     'index: for idx in candidates {
         let real = &def.real_indexes[idx];
         let mut forward = None;
+        let mut required = Vec::new();
+        let mut offset = 0usize;
         for (pos, k) in keys.iter().enumerate() {
             let Some(reversed) = column_order(table, db, idx, pos)? else {
                 continue 'index;
@@ -223,8 +231,21 @@ pub(crate) fn ordered_walk(
             // NULL keys come first when the walk runs from the NULL end
             let nulls_first = f == asc;
             if pos > 0 && !reversed && nulls_first != k.options.nulls_first {
-                continue 'index;
+                // a Required index has no NULL keys (checked while walking)
+                if real.flags & REQUIRED == 0 {
+                    continue 'index;
+                }
+                required.push((offset, flags(real.key[pos].1).0));
             }
+            // every admitted type has a fixed-width key: flag and value
+            let Some(width) = def.columns[k.column].jet_type.fixed_size() else {
+                continue 'index;
+            };
+            offset += 1 + if def.columns[k.column].jet_type == JetType::Boolean {
+                1
+            } else {
+                width
+            };
         }
         let Some(forward) = forward else { continue };
         let (lower, upper) = match range {
@@ -233,15 +254,15 @@ pub(crate) fn ordered_walk(
         };
         let base = Segment::new(forward, lower, upper);
         let dir0 = real.key[0].1;
-        let (value, null) = flags(dir0);
         let natural_nulls_first = forward == (dir0 == Direction::Ascending);
         let bool0 = def.columns[first.column].jet_type == JetType::Boolean;
         let direction = if forward { "forward" } else { "backward" };
         let (segments, walk) = if bool0 || natural_nulls_first == first.options.nulls_first {
             (vec![base], direction.to_string())
         } else {
-            let values = base.clone().with_prefix(&[value]);
-            let nulls = base.with_prefix(&[null]);
+            let asc0 = dir0 == Direction::Ascending;
+            let values = base.clone().first_column(asc0, false);
+            let nulls = base.first_column(asc0, true);
             if first.options.nulls_first {
                 (vec![nulls, values], format!("{direction}, NULL keys first"))
             } else {
@@ -253,6 +274,7 @@ pub(crate) fn ordered_walk(
             index_name: index_name(table, idx),
             segments,
             walk,
+            required,
         }));
     }
     Ok(None)
@@ -408,6 +430,8 @@ struct OrderState {
     rows: Option<jet_storage::TableScan>,
     entries_done: bool,
     finished: bool,
+    required: Vec<(usize, u8)>,
+    index_name: String,
     pages: Count,
     index_pages: Count,
     before: u64,
@@ -453,7 +477,25 @@ impl OrderState {
             let mut marks: Vec<Bookmark> = Vec::with_capacity(want);
             while marks.len() < want {
                 match self.cursor.next() {
-                    Some(Ok(e)) => marks.push(e.bookmark),
+                    Some(Ok(e)) => {
+                        if let Some(&(at, _)) = self
+                            .required
+                            .iter()
+                            .find(|(at, flag)| e.key.get(*at) != Some(flag))
+                        {
+                            let msg = format!(
+                                "table {:?}: index {:?} is marked Required but holds a NULL or \
+                                 malformed key (byte {at} of the entry for page {} row {}); \
+                                 its order cannot stand in for the sort",
+                                self.table.name(),
+                                self.index_name,
+                                e.bookmark.page,
+                                e.bookmark.row
+                            );
+                            return self.finish(Some(DataFusionError::Execution(msg)));
+                        }
+                        marks.push(e.bookmark)
+                    }
                     Some(Err(e)) => {
                         let e = jet_storage::Error::from(e).in_table(self.table.name());
                         return self.finish(Some(to_df(e)));
@@ -560,6 +602,8 @@ impl ExecutionPlan for IndexOrderExec {
             rows: None,
             entries_done: false,
             finished: false,
+            required: self.walk.required.clone(),
+            index_name: self.walk.index_name.clone(),
             pages: MetricBuilder::new(&self.metrics).global_counter("pages_read"),
             index_pages: MetricBuilder::new(&self.metrics).global_counter("index_pages_read"),
             before: self.db.pages_read(),
@@ -615,14 +659,13 @@ pub(crate) fn min_max_item(
         let ascending_forward = (dir == Direction::Ascending) != reversed;
         // MIN is the first value in Arrow's ascending order
         let forward = ascending_forward != max;
-        let (value, _) = flags(dir);
         return Ok(Some(MinMaxItem {
             column,
             max,
             index: idx,
             index_name: index_name(table, idx),
             segment: Segment::new(forward, Bound::Unbounded, Bound::Unbounded)
-                .with_prefix(&[value]),
+                .first_column(dir == Direction::Ascending, false),
         }));
     }
     Ok(None)

@@ -45,10 +45,19 @@ impl Segment {
         }
     }
 
-    /// The same segment restricted to keys starting with `prefix`.
-    pub fn with_prefix(mut self, prefix: &[u8]) -> Self {
-        self.lowers.push(Bound::Included(prefix.to_vec()));
-        self.uppers.push(Bound::Included(prefix.to_vec()));
+    /// The same segment restricted to the keys whose first column is a
+    /// value (`nulls` false) or NULL (`nulls` true), for a first key column
+    /// sorted ascending (`ascending`) or descending. Only the bound on the
+    /// side where the other kind lies is added (ascending keys start with
+    /// `00` for NULL, `7F` for a value; descending with `80` for a value,
+    /// `FF` for NULL), so a walk from the open end needs no keyed descent.
+    pub fn first_column(mut self, ascending: bool, nulls: bool) -> Self {
+        match (ascending, nulls) {
+            (true, false) => self.lowers.push(Bound::Included(vec![0x7F])),
+            (true, true) => self.uppers.push(Bound::Included(vec![0x00])),
+            (false, false) => self.uppers.push(Bound::Included(vec![0x80])),
+            (false, true) => self.lowers.push(Bound::Included(vec![0xFF])),
+        }
         self
     }
 
