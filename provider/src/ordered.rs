@@ -185,6 +185,9 @@ pub(crate) struct OrderedWalk {
     pub required: Vec<(usize, u8)>,
 }
 
+/// A seek's range on a real index: the index and its encoded bounds.
+pub(crate) type SeekRange<'a> = (usize, &'a Bound<Vec<u8>>, &'a Bound<Vec<u8>>);
+
 /// An index walk producing `keys` in order, within `range` (an encoded
 /// first-column range of a seek on real index `range.0`) when given.
 /// `None` when no index fits; see the module documentation.
@@ -192,7 +195,7 @@ pub(crate) fn ordered_walk(
     table: &Table,
     db: &Database,
     keys: &[SortKey],
-    range: Option<(usize, &Bound<Vec<u8>>, &Bound<Vec<u8>>)>,
+    range: Option<SeekRange<'_>>,
 ) -> Result<Option<OrderedWalk>> {
     let Some(first) = keys.first() else {
         return Ok(None);
