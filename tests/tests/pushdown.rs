@@ -660,3 +660,78 @@ async fn differential_order_and_min_max() {
         "{walked} {min_max}"
     );
 }
+
+/// `ORDER BY "OrderID" LIMIT 10` reads a few index and data pages, not the
+/// table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn order_by_pk_limit_reads_few_pages() {
+    let (Some(on), Some(off)) = (session(true), session(false)) else {
+        return;
+    };
+    for dir in ["", " DESC"] {
+        let sql = format!(r#"SELECT * FROM nw.public."Orders" ORDER BY "OrderID"{dir} LIMIT 10"#);
+        let (got, pages) = run_metric(&on, &sql, "IndexOrderExec", "pages_read").await;
+        let (want, scanned) = run_metric(&off, &sql, "JetScanExec", "pages_read").await;
+        assert_eq!(got, want, "{sql}");
+        assert_eq!(got.len(), 10);
+        assert!(
+            pages <= 6,
+            "{sql}: {pages} pages against {scanned} for the scan"
+        );
+        eprintln!("{sql}: {pages} pages; the scan read {scanned}");
+    }
+}
+
+/// A leaf chain that loops (a leaf naming itself as its successor) makes
+/// ordered walks fail with a typed error naming the page, never hang or
+/// panic.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn looping_leaf_chain_is_an_error() {
+    let Some(corpus) = jet_tests::corpus() else {
+        return;
+    };
+    let src = corpus.join("mdbtools/nwind.mdb");
+    let db = jet_storage::Database::open(&src, jet_storage::OpenOptions::default()).unwrap();
+    let t = db.table("Orders").unwrap();
+    let real = &t.def().real_indexes[3];
+    let layout = db.version().layout();
+    let root = jet_storage::index::read_index_page(
+        &**db.page_source(),
+        layout,
+        real.root_page,
+        t.def().page,
+    )
+    .unwrap();
+    assert!(
+        !root.leaf && root.entries.len() > 1,
+        "the primary key has several leaves"
+    );
+    let first_leaf = root.entries[0].child.unwrap();
+    let ps = layout.page_size;
+    let mut bytes = std::fs::read(&src).unwrap();
+    let at = first_leaf as usize * ps + layout.index_next;
+    bytes[at..at + 4].copy_from_slice(&first_leaf.to_le_bytes());
+    let dir = std::env::temp_dir().join(format!("jetsql-loop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("loop.mdb");
+    std::fs::write(&path, &bytes).unwrap();
+    let ctx = jet_provider::session_context(SessionConfig::new().with_target_partitions(2));
+    register_jet(&ctx, "b", &path, JetOptions::default()).unwrap();
+    let sql = r#"SELECT "OrderID" FROM b.public."Orders" ORDER BY "OrderID" LIMIT 800"#;
+    assert!(plan(&ctx, sql).await.contains("IndexOrderExec"));
+    let err = ctx
+        .sql(sql)
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("Orders")
+            && err.contains("loops")
+            && err.contains(&format!("page {first_leaf}")),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
