@@ -338,3 +338,119 @@ fn loop_error(page: u32, what: &'static str) -> FormatError {
         refusal: jet_kernels::Refusal::Budget,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every key of up to three bytes over a small alphabet, in key order.
+    fn keys() -> Vec<Vec<u8>> {
+        let alphabet = [0x00, 0x01, 0x7F, 0x80, 0xFE, 0xFF];
+        let mut out = vec![vec![]];
+        for len in 1..=3u32 {
+            for n in 0..alphabet.len().pow(len) {
+                let mut k = Vec::new();
+                let mut x = n;
+                for _ in 0..len {
+                    k.push(alphabet[x % alphabet.len()]);
+                    x /= alphabet.len();
+                }
+                out.push(k);
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn bounds() -> Vec<Bound<Vec<u8>>> {
+        let mut out = vec![Bound::Unbounded];
+        for k in [
+            vec![0x00],
+            vec![0x7F],
+            vec![0x7F, 0x01],
+            vec![0x80],
+            vec![0xFF],
+            vec![0x7F, 0xFE, 0x00],
+        ] {
+            out.push(Bound::Included(k.clone()));
+            out.push(Bound::Excluded(k));
+        }
+        out
+    }
+
+    /// The walk stops at the first entry past the far bound and starts at
+    /// the first inside the near one: both tests must be monotone along
+    /// key order, for any mix of bounds.
+    #[test]
+    fn bound_tests_are_monotone_in_key_order() {
+        let keys = keys();
+        for lo in bounds() {
+            for lo2 in bounds() {
+                for hi in bounds() {
+                    let s = Segment::new(true, lo.clone(), hi.clone());
+                    let mut s2 = s.clone();
+                    s2.lowers
+                        .extend(Segment::new(true, lo2.clone(), Bound::Unbounded).lowers);
+                    for seg in [&s, &s2] {
+                        let above: Vec<bool> =
+                            keys.iter().map(|k| seg.above_all_lowers(k)).collect();
+                        let below: Vec<bool> =
+                            keys.iter().map(|k| seg.below_all_uppers(k)).collect();
+                        assert!(above.windows(2).all(|w| w[0] <= w[1]), "{lo:?} {lo2:?}");
+                        assert!(below.windows(2).all(|w| w[0] >= w[1]), "{hi:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A forward descent may start at the largest lower bound: no key
+    /// before it passes every lower bound.
+    #[test]
+    fn forward_start_key_skips_nothing_valid() {
+        let keys = keys();
+        for a in bounds() {
+            for b in bounds() {
+                let mut s = Segment::new(true, a.clone(), Bound::Unbounded);
+                s.lowers
+                    .extend(Segment::new(true, b.clone(), Bound::Unbounded).lowers);
+                let Some(start) = s.start_key().map(<[u8]>::to_vec) else {
+                    assert!(s.lowers.is_empty());
+                    continue;
+                };
+                for k in &keys {
+                    if compare_prefix(k, &start) == Ordering::Less {
+                        assert!(
+                            !s.above_all_lowers(k),
+                            "{k:?} before {start:?} passes {a:?} {b:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// `first_column` keeps exactly the keys whose first byte is a value
+    /// flag (or a NULL flag) of the key direction.
+    #[test]
+    fn first_column_selects_values_or_nulls() {
+        for k in keys().into_iter().filter(|k| !k.is_empty()) {
+            for asc in [true, false] {
+                let (value, null) = if asc { (0x7F, 0x00) } else { (0x80, 0xFF) };
+                if k[0] != value && k[0] != null {
+                    continue;
+                }
+                for nulls in [false, true] {
+                    let s = Segment::new(true, Bound::Unbounded, Bound::Unbounded)
+                        .first_column(asc, nulls);
+                    let inside = s.above_all_lowers(&k) && s.below_all_uppers(&k);
+                    assert_eq!(
+                        inside,
+                        (k[0] == null) == nulls,
+                        "{k:?} asc={asc} nulls={nulls}"
+                    );
+                }
+            }
+        }
+    }
+}
