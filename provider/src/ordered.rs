@@ -155,7 +155,10 @@ fn dates_not_negative(table: &Table, db: &Database, idx: usize, dir: Direction) 
     let seg =
         Segment::new(forward, Bound::Unbounded, Bound::Unbounded).first_column(forward, false);
     let mut c = cursor(table, db, idx, vec![seg])?;
-    let first = c.next().transpose().map_err(|e| to_df(e.into()))?;
+    let first = c
+        .next()
+        .transpose()
+        .map_err(|e| to_df(jet_storage::Error::from(e).in_table(table.name())))?;
     Ok(match first.and_then(|e| e.key.get(1).copied()) {
         // ascending keys flip the sign bit of non-negative values; a
         // descending key inverts that again
