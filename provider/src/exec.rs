@@ -62,6 +62,7 @@ pub struct JetScanExec {
     schema: SchemaRef,
     props: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
+    index_plans: bool,
 }
 
 impl JetScanExec {
@@ -104,7 +105,45 @@ impl JetScanExec {
             schema,
             props,
             metrics: ExecutionPlanMetricsSet::new(),
+            index_plans: false,
         })
+    }
+
+    /// Lets the Jet optimizer rules replace this scan with index plans
+    /// (ordered walks, MIN/MAX from index ends); off by default.
+    pub fn with_index_plans(mut self, on: bool) -> Self {
+        self.index_plans = on;
+        self
+    }
+
+    /// Whether index plans may replace this scan.
+    pub fn index_plans(&self) -> bool {
+        self.index_plans
+    }
+
+    /// The table scanned.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The database of the table.
+    pub fn db(&self) -> &Database {
+        &self.db
+    }
+
+    /// Columns produced (table column numbers), all when `None`.
+    pub fn projection(&self) -> Option<&Vec<usize>> {
+        self.projection.as_ref()
+    }
+
+    /// Row limit applied in storage.
+    pub fn limit(&self) -> Option<usize> {
+        self.limit
+    }
+
+    /// Rows per batch.
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
     }
 }
 
@@ -236,6 +275,46 @@ impl IndexSeekExec {
             props,
             metrics: ExecutionPlanMetricsSet::new(),
         })
+    }
+
+    /// The table sought.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The database of the table.
+    pub fn db(&self) -> &Database {
+        &self.db
+    }
+
+    /// Real index number sought.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Encoded lower key bound (a first-column prefix).
+    pub fn lower(&self) -> &Bound<Vec<u8>> {
+        &self.lower
+    }
+
+    /// Encoded upper key bound (a first-column prefix).
+    pub fn upper(&self) -> &Bound<Vec<u8>> {
+        &self.upper
+    }
+
+    /// The value range, as EXPLAIN shows it.
+    pub fn range_label(&self) -> &str {
+        &self.range
+    }
+
+    /// Columns produced (table column numbers), all when `None`.
+    pub fn projection(&self) -> Option<&Vec<usize>> {
+        self.projection.as_ref()
+    }
+
+    /// Rows per batch.
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
     }
 
     fn bookmarks(&self) -> jet_storage::Result<Vec<Bookmark>> {

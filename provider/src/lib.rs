@@ -4,13 +4,17 @@
 //! `SessionContext`; every user table becomes a [`JetTable`] whose scans
 //! are split into partitions over page ranges, whose projection and limit
 //! reach the storage scan, and whose indexed predicates become
-//! [`IndexSeekExec`] plans that read only the matching rows.
+//! [`IndexSeekExec`] plans that read only the matching rows. With the
+//! optimizer rules of [`physical_optimizer_rules`] (installed by
+//! [`session_context`]), `ORDER BY … LIMIT n` walks an index
+//! ([`IndexOrderExec`]) and `MIN`/`MAX` read index ends
+//! ([`IndexMinMaxExec`]).
 //!
 //! ```no_run
 //! # async fn demo() -> datafusion::error::Result<()> {
-//! use datafusion::prelude::SessionContext;
-//! use jet_provider::{JetOptions, register_jet};
-//! let ctx = SessionContext::new();
+//! use datafusion::prelude::SessionConfig;
+//! use jet_provider::{JetOptions, register_jet, session_context};
+//! let ctx = session_context(SessionConfig::new());
 //! register_jet(&ctx, "nw", "nwind.mdb", JetOptions::default())?;
 //! ctx.sql(r#"SELECT count(*) FROM nw.public."Order Details""#).await?.show().await?;
 //! # Ok(()) }
@@ -18,11 +22,18 @@
 
 mod catalog;
 mod exec;
+mod ordered;
 mod pushdown;
+mod rules;
 mod table;
+mod walk;
 
 pub use catalog::{JetCatalogProvider, JetSchemaProvider, register_jet, register_jet_tables};
 pub use exec::{IndexSeekExec, JetScanExec};
+pub use ordered::{IndexMinMaxExec, IndexOrderExec};
+pub use rules::{
+    JetIndexOrder, JetMinMax, jet_session_state_builder, physical_optimizer_rules, session_context,
+};
 pub use table::{JetOptions, JetTable};
 
 use datafusion::error::DataFusionError;

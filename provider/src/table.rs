@@ -25,8 +25,10 @@ use std::sync::Arc;
 pub struct JetOptions {
     /// List system tables (MSysObjects, …) too.
     pub system_tables: bool,
-    /// Push filters into index seeks. Off: every predicate is evaluated by
-    /// DataFusion over full scans (the reference for differential tests).
+    /// Use indexes: filters become index seeks, and (with the rules of
+    /// [`crate::physical_optimizer_rules`]) `ORDER BY … LIMIT` walks an
+    /// index and `MIN`/`MAX` read index ends. Off: every query is answered
+    /// from full scans (the reference for differential tests).
     pub pushdown: bool,
     /// Rows per batch.
     pub batch_size: usize,
@@ -74,6 +76,11 @@ impl JetTable {
         }
         let (col, c) = analyze(e, &self.table)?;
         let idx = index_for(&self.table, col)?;
+        // an IgnoreNulls index has no entries for NULL keys
+        let ignores_nulls = self.table.def().real_indexes[idx].flags & 0x02 != 0;
+        if ignores_nulls && c == Constraint::Eq(KeyValue::Null) {
+            return None;
+        }
         Some((col, c, idx))
     }
 }
@@ -102,12 +109,44 @@ fn tighter(a: Bound<KeyValue>, b: Bound<KeyValue>, lower: bool) -> Bound<KeyValu
     }
 }
 
-fn describe(b: &Bound<KeyValue>) -> String {
-    match b {
-        Bound::Included(v) => format!("={v:?}"),
-        Bound::Excluded(v) => format!("{v:?}"),
-        Bound::Unbounded => "∞".into(),
+fn show(v: &KeyValue) -> String {
+    match v {
+        KeyValue::Null => "NULL".into(),
+        KeyValue::Bool(b) => b.to_string(),
+        KeyValue::Int(i) => i.to_string(),
+        KeyValue::Float(f) => f.to_string(),
+        KeyValue::Decimal { value, scale } => {
+            datafusion::common::ScalarValue::Decimal128(Some(*value), 38, *scale as i8).to_string()
+        }
+        KeyValue::TimestampMicros(m) => {
+            datafusion::common::ScalarValue::TimestampMicrosecond(Some(*m), None).to_string()
+        }
+        KeyValue::Bytes(b) => format!(
+            "0x{}",
+            b.iter().map(|x| format!("{x:02x}")).collect::<String>()
+        ),
+        KeyValue::Guid(g) => g.clone(),
     }
+}
+
+/// A value range in interval notation: `[a, b]`, `(a, +∞)`, `[NULL]`.
+fn describe(lo: &Bound<KeyValue>, hi: &Bound<KeyValue>) -> String {
+    if let (Bound::Included(a), Bound::Included(b)) = (lo, hi)
+        && a == b
+    {
+        return format!("[{}]", show(a));
+    }
+    let l = match lo {
+        Bound::Included(v) => format!("[{}", show(v)),
+        Bound::Excluded(v) => format!("({}", show(v)),
+        Bound::Unbounded => "(-∞".into(),
+    };
+    let h = match hi {
+        Bound::Included(v) => format!("{}]", show(v)),
+        Bound::Excluded(v) => format!("{})", show(v)),
+        Bound::Unbounded => "+∞)".into(),
+    };
+    format!("{l}, {h}")
 }
 
 #[async_trait]
@@ -150,14 +189,17 @@ impl TableProvider for JetTable {
             .collect();
         if pushed.is_empty() {
             let partitions = state.config().target_partitions();
-            return Ok(Arc::new(JetScanExec::try_new(
-                self.table.clone(),
-                self.db.clone(),
-                projection.cloned(),
-                limit,
-                partitions,
-                self.options.batch_size,
-            )?));
+            return Ok(Arc::new(
+                JetScanExec::try_new(
+                    self.table.clone(),
+                    self.db.clone(),
+                    projection.cloned(),
+                    limit,
+                    partitions,
+                    self.options.batch_size,
+                )?
+                .with_index_plans(self.options.pushdown),
+            ));
         }
         // choose the column: equality first, then IN, then ranges; unique
         // indexes first within each
@@ -199,22 +241,10 @@ impl TableProvider for JetTable {
             }
         };
         value_ranges.dedup();
-        let name = self
-            .table
-            .def()
-            .indexes
-            .iter()
-            .filter(|l| l.real_index as usize == idx)
-            .min_by_key(|l| match l.kind {
-                jet_storage::tdef::IndexKind::PrimaryKey => 0,
-                jet_storage::tdef::IndexKind::Normal => 1,
-                _ => 2,
-            })
-            .map(|l| l.name.clone())
-            .unwrap_or_else(|| format!("#{idx}"));
+        let name = crate::ordered::index_name(&self.table, idx);
         let mut seeks: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
         for (lo, hi) in &value_ranges {
-            let label = format!("{} in [{}, {}]", column.name, describe(lo), describe(hi));
+            let label = format!("{} in {}", column.name, describe(lo, hi));
             let bounds = first_column_bounds(column, dir, lo.as_ref(), hi.as_ref(), version)
                 .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
             let Some(bounds) = bounds else { continue };

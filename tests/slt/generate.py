@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes nwind.slt: each query's expected result is computed by SQLite over
-mdbtools' `mdb-export` of the same tables, an oracle independent of jetsql.
+"""Writes nwind.slt and order_minmax.slt: each query's expected result is
+computed by SQLite over mdbtools' `mdb-export` of the same tables, an oracle
+independent of jetsql.
 
 usage: tests/slt/generate.py [CORPUS]   (needs mdb-export and python3)
 Queries are written in DataFusion's dialect; SQLITE gives the oracle's
@@ -80,3 +81,107 @@ for title, types, sql, lite, fmts in QUERIES:
     out.append("")
 open(os.path.join(os.path.dirname(__file__), "nwind.slt"), "w").write("\n".join(out))
 print(f"wrote {len(QUERIES)} queries")
+
+# order_minmax.slt: ORDER BY ... LIMIT over indexes of every key type in both
+# directions (walked by IndexOrderExec), MIN/MAX (IndexMinMaxExec), and the
+# queries around them that must keep sorting or scanning. Other catalogs'
+# tables are loaded into SQLite as <catalog>_<table>.
+OTHERS = [("codes", "jackcess/V1997/testIndexCodesV1997.mdb",
+           ["Table3", "Table3_desc", "Table4", "Table4_desc", "Table5", "Table5_desc", "Table8", "Table8_desc", "Table9", "Table9_desc", "Table10", "Table10_desc"]),
+          ("cmp", "jackcess/V2000/compIndexTestV2000.mdb", ["Table1"]),
+          ("calc", "jackcess/V2010/calcFieldTestV2010.accdb", ["Table1"])]
+for cat, path, tables in OTHERS:
+    for table in tables:
+        out = subprocess.run(["mdb-export", "-D", "%Y-%m-%dT%H:%M:%S", "-T", "%Y-%m-%dT%H:%M:%S", "-b", "strip", os.path.join(corpus, path), table], capture_output=True, check=True).stdout.decode("utf-8")
+        rows = list(csv.reader(io.StringIO(out)))
+        header, data = rows[0], rows[1:]
+        name = f"{cat}_{table}"
+        con.execute(f'CREATE TABLE "{name}" ({", ".join(f"[{h}]" for h in header)})')
+        def conv(v):
+            if v == "":
+                return None
+            try:
+                return int(v)
+            except ValueError:
+                try:
+                    return float(v)
+                except ValueError:
+                    return v
+        con.executemany(f'INSERT INTO "{name}" VALUES ({",".join("?" * len(header))})', [[conv(v) for v in r] for r in data])
+
+def lite_sql(q):
+    q = q.replace('nw.public.', '')
+    for cat, _, _ in OTHERS:
+        q = q.replace(f'{cat}.public."', f'"{cat}_')
+    return q
+
+B = "bool"
+ORDER = [
+    ("primary key walked forward", "IT", 'SELECT "OrderID", "CustomerID" FROM nw.public."Orders" ORDER BY "OrderID" LIMIT 5', None, None),
+    ("primary key walked backward, with OFFSET", "I", 'SELECT "OrderID" FROM nw.public."Orders" ORDER BY "OrderID" DESC LIMIT 5 OFFSET 3', None, None),
+    ("Access order: NULL keys first ascending", "T", 'SELECT "ShippedDate" FROM nw.public."Orders" ORDER BY "ShippedDate" ASC NULLS FIRST LIMIT 3', None, None),
+    ("DataFusion default ASC NULLS LAST: the NULL keys move behind the values", "IT", 'SELECT "OrderID", "ShippedDate" FROM nw.public."Orders" ORDER BY "ShippedDate" LIMIT 3',
+     'SELECT OrderID, ShippedDate FROM Orders ORDER BY ShippedDate ASC NULLS LAST, OrderID LIMIT 3', None),
+    ("DESC NULLS FIRST (the default): 21 NULL keys, then the latest dates", "T", 'SELECT "ShippedDate" FROM nw.public."Orders" ORDER BY "ShippedDate" DESC LIMIT 23',
+     'SELECT ShippedDate FROM Orders ORDER BY ShippedDate DESC NULLS FIRST LIMIT 23', None),
+    ("DESC NULLS LAST walks backward", "T", 'SELECT "ShippedDate" FROM nw.public."Orders" ORDER BY "ShippedDate" DESC NULLS LAST LIMIT 3', None, None),
+    ("date index, descending", "T", 'SELECT "OrderDate" FROM nw.public."Orders" ORDER BY "OrderDate" DESC LIMIT 3', None, None),
+    ("filter on an unindexed column above the walk", "IT", 'SELECT "OrderID", "ShipCity" FROM nw.public."Orders" WHERE "ShipCountry" = \'France\' ORDER BY "OrderID" DESC LIMIT 4', None, None),
+    ("seek range walked backward", "I", 'SELECT "OrderID" FROM nw.public."Orders" WHERE "OrderID" BETWEEN 10500 AND 10600 ORDER BY "OrderID" DESC LIMIT 3', None, None),
+    ("two key columns of the primary key", "III", 'SELECT "OrderID", "ProductID", "Quantity" FROM nw.public."Order Details" ORDER BY "OrderID" DESC, "ProductID" DESC LIMIT 5', None, None),
+    ("join, ordered by the primary key", "IT", 'SELECT o."OrderID", c."CompanyName" FROM nw.public."Orders" o JOIN nw.public."Customers" c ON o."CustomerID" = c."CustomerID" ORDER BY o."OrderID" LIMIT 3', None, None),
+    ("text keys keep DataFusion's sort", "T", 'SELECT "CustomerID" FROM nw.public."Orders" ORDER BY "CustomerID" DESC LIMIT 3', None, None),
+    ("MIN/MAX from index ends", "IITT", 'SELECT min("OrderID"), max("OrderID"), min("OrderDate"), max("ShippedDate") FROM nw.public."Orders"', None, None),
+    ("MIN/MAX over a Long index of a Jet3 table", "II", 'SELECT min("ProductID"), max("ProductID") FROM nw.public."Order Details"', None, None),
+    ("MIN/MAX of an unindexed currency column scan", "RR", 'SELECT min("Freight"), max("Freight") FROM nw.public."Orders"', None, ["%.4f", "%.4f"]),
+    ("COUNT(*) with MIN/MAX: exact, from a scan", "III", 'SELECT count(*), min("EmployeeID"), max("EmployeeID") FROM nw.public."Orders"', None, None),
+    ("MAX under a filter", "I", 'SELECT max("OrderID") FROM nw.public."Orders" WHERE "EmployeeID" = 3', None, None),
+    ("MIN per group", "II", 'SELECT "EmployeeID", min("OrderID") FROM nw.public."Orders" GROUP BY "EmployeeID" ORDER BY 1', None, None),
+    ("Integer index, NULL keys last", "I", 'SELECT "data" FROM codes.public."Table3" ORDER BY "data" LIMIT 12',
+     'SELECT data FROM codes_Table3 ORDER BY data ASC NULLS LAST LIMIT 12', None),
+    ("descending Integer index, DESC NULLS FIRST", "I", 'SELECT "data" FROM codes.public."Table3_desc" ORDER BY "data" DESC NULLS FIRST LIMIT 4', None, None),
+    ("Double index: negative, tiny and large values", "T", 'SELECT "name" FROM codes.public."Table4" ORDER BY "data" NULLS LAST LIMIT 8', None, None),
+    ("descending Double index", "T", 'SELECT "name" FROM codes.public."Table4_desc" ORDER BY "data" DESC NULLS LAST LIMIT 8', None, None),
+    ("Single index, DESC NULLS FIRST", "T", 'SELECT "name" FROM codes.public."Table5" ORDER BY "data" DESC NULLS FIRST LIMIT 6', None, None),
+    ("descending Single index, ascending", "T", 'SELECT "name" FROM codes.public."Table5_desc" ORDER BY "data" ASC NULLS FIRST LIMIT 6', None, None),
+    ("Currency index", "R", 'SELECT "data" FROM codes.public."Table8" ORDER BY "data" NULLS FIRST LIMIT 6', None, ["%.4f"]),
+    ("descending Currency index", "R", 'SELECT "data" FROM codes.public."Table8_desc" ORDER BY "data" DESC NULLS LAST LIMIT 6', None, ["%.4f"]),
+    ("Byte index", "I", 'SELECT "data" FROM codes.public."Table9" ORDER BY "data" DESC NULLS LAST LIMIT 5', None, None),
+    ("descending Byte index", "I", 'SELECT "data" FROM codes.public."Table9_desc" ORDER BY "data" NULLS LAST LIMIT 5', None, None),
+    ("Yes/No keys store true first", "T", 'SELECT "data" FROM codes.public."Table10" ORDER BY "data" LIMIT 4', None, [B]),
+    ("descending Yes/No index", "T", 'SELECT "data" FROM codes.public."Table10_desc" ORDER BY "data" DESC LIMIT 3', None, [B]),
+    ("MIN/MAX of Yes/No", "TT", 'SELECT min("data"), max("data") FROM codes.public."Table10_desc"', None, [B, B]),
+    ("MIN/MAX of Integer and Byte, NULL keys skipped", "IIII", 'SELECT min(a."data"), max(a."data"), min(b."data"), max(b."data") FROM codes.public."Table3_desc" a, codes.public."Table9" b', None, None),
+    ("MIN/MAX of Currency, both directions", "RRRR", 'SELECT (SELECT min("data") FROM codes.public."Table8"), (SELECT max("data") FROM codes.public."Table8"), (SELECT min("data") FROM codes.public."Table8_desc"), (SELECT max("data") FROM codes.public."Table8_desc")', None, ["%.4f"] * 4),
+    ("descending Long index walked backward for ascending order, NULL keys last", "I", 'SELECT "CD_AGENTE" FROM cmp.public."Table1" ORDER BY "CD_AGENTE" LIMIT 5',
+     'SELECT CD_AGENTE FROM cmp_Table1 ORDER BY CD_AGENTE ASC NULLS LAST LIMIT 5', None),
+    ("the same index, NULL keys first", "I", 'SELECT "CD_AGENTE" FROM cmp.public."Table1" ORDER BY "CD_AGENTE" NULLS FIRST LIMIT 5', None, None),
+    ("MIN/MAX over a descending index", "III", 'SELECT min("CD_AGENTE"), max("CD_AGENTE"), count(*) FROM cmp.public."Table1"', None, None),
+    ("COUNT(*) counts rows, not the TDEF's row count (3)", "III", 'SELECT count(*), min("ID"), max("ID") FROM calc.public."Table1"', None, None),
+]
+
+out = ["# Generated by tests/slt/generate.py: expected rows are SQLite's answers",
+       "# over mdb-export of mdbtools/nwind.mdb (catalog nw), testIndexCodesV1997",
+       "# (codes), compIndexTestV2000 (cmp) and calcFieldTestV2010 (calc).", ""]
+for title, types, sql, lite, fmts in ORDER:
+    rows = con.execute(lite or lite_sql(sql)).fetchall()
+    out.append(f"# {title}")
+    out.append(f"query {types}")
+    out.append(sql)
+    out.append("----")
+    for r in rows:
+        vals = []
+        for i, v in enumerate(r):
+            f = fmts[i] if fmts else None
+            if v is None:
+                vals.append("NULL")
+            elif f == B:
+                vals.append("true" if v else "false")
+            elif f:
+                vals.append(f % v)
+            else:
+                vals.append(str(v))
+        out.append(" ".join(vals))
+    out.append("")
+open(os.path.join(os.path.dirname(__file__), "order_minmax.slt"), "w").write("\n".join(out))
+print(f"wrote {len(ORDER)} queries")

@@ -1,7 +1,15 @@
 //! Runs every `tests/slt/*.slt` file (sqllogictest format, as DataFusion
-//! uses) against corpus databases registered through jet-provider:
-//! catalog `nw` and the default schema hold `mdbtools/nwind.mdb`; catalog
-//! `cmp` holds `jackcess/V2000/compIndexTestV2000.mdb`.
+//! uses) against corpus databases registered through jet-provider, in a
+//! session with the Jet optimizer rules, twice: with index pushdown (seeks,
+//! ordered walks, MIN/MAX from index ends) and without; both must give the
+//! expected rows.
+//!
+//! Catalogs: `nw` (and the default schema) = `mdbtools/nwind.mdb`, `cmp` =
+//! `jackcess/V2000/compIndexTestV2000.mdb`, `codes` =
+//! `jackcess/V1997/testIndexCodesV1997.mdb`, `calc` =
+//! `jackcess/V2010/calcFieldTestV2010.accdb`, and `fx` = the project's own
+//! `fixtures/sample.accdb` when that file exists. A file whose name starts
+//! with `fixtures` needs `fx`: it fails when the fixture is missing.
 
 use datafusion::arrow::array::Array;
 use datafusion::arrow::datatypes::DataType;
@@ -9,6 +17,7 @@ use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use jet_provider::{JetOptions, register_jet, register_jet_tables};
 use sqllogictest::{DBOutput, DefaultColumnType};
+use std::path::Path;
 use std::path::PathBuf;
 
 struct Jet {
@@ -24,8 +33,13 @@ impl std::fmt::Display for SltError {
 }
 impl std::error::Error for SltError {}
 
-fn session(corpus: &std::path::Path, options: JetOptions) -> SessionContext {
-    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2));
+/// The project's own sample database, written by its writer.
+fn fixture() -> PathBuf {
+    jet_tests::workspace_root().join("fixtures/sample.accdb")
+}
+
+fn session(corpus: &Path, options: JetOptions) -> SessionContext {
+    let ctx = jet_provider::session_context(SessionConfig::new().with_target_partitions(2));
     let db = register_jet(
         &ctx,
         "nw",
@@ -34,13 +48,16 @@ fn session(corpus: &std::path::Path, options: JetOptions) -> SessionContext {
     )
     .unwrap();
     register_jet_tables(&ctx, &db, options.clone()).unwrap();
-    register_jet(
-        &ctx,
-        "cmp",
-        corpus.join("jackcess/V2000/compIndexTestV2000.mdb"),
-        options,
-    )
-    .unwrap();
+    for (name, file) in [
+        ("cmp", "jackcess/V2000/compIndexTestV2000.mdb"),
+        ("codes", "jackcess/V1997/testIndexCodesV1997.mdb"),
+        ("calc", "jackcess/V2010/calcFieldTestV2010.accdb"),
+    ] {
+        register_jet(&ctx, name, corpus.join(file), options.clone()).unwrap();
+    }
+    if fixture().exists() {
+        register_jet(&ctx, "fx", fixture(), options).unwrap();
+    }
     ctx
 }
 
@@ -123,15 +140,30 @@ async fn slt_files() {
     files.sort();
     assert!(!files.is_empty());
     for f in files {
-        let c = corpus.clone();
-        let mut runner = sqllogictest::Runner::new(move || {
-            let ctx = session(&c, JetOptions::default());
-            async move { Ok::<_, SltError>(Jet { ctx }) }
-        });
-        runner
-            .run_file_async(&f)
-            .await
-            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        eprintln!("{}: ok", f.display());
+        let name = f.file_name().unwrap_or_default().to_string_lossy();
+        if name.starts_with("fixtures") {
+            assert!(
+                fixture().exists(),
+                "{} needs {}",
+                f.display(),
+                fixture().display()
+            );
+        }
+        for pushdown in [true, false] {
+            let c = corpus.clone();
+            let mut runner = sqllogictest::Runner::new(move || {
+                let options = JetOptions {
+                    pushdown,
+                    ..Default::default()
+                };
+                let ctx = session(&c, options);
+                async move { Ok::<_, SltError>(Jet { ctx }) }
+            });
+            runner
+                .run_file_async(&f)
+                .await
+                .unwrap_or_else(|e| panic!("{} (pushdown {pushdown}): {e}", f.display()));
+        }
+        eprintln!("{}: ok with and without pushdown", f.display());
     }
 }
