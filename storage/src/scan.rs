@@ -1,7 +1,7 @@
 //! Table scans: usage map → data pages → row slots → row geometry →
 //! column decoders → Arrow record batches.
 
-use crate::data_page::{DataPage, resolve_row};
+use crate::data_page::{DataPage, SlotRow, locate_row};
 use crate::decode::{ColumnDecoder, DecodeCtx};
 use crate::error::{FormatError, Result, corrupt};
 use crate::format::JetVersion;
@@ -80,33 +80,79 @@ impl<'a, 'o> CrackedRow<'a, 'o> {
         &self,
         col: &Column,
     ) -> Result<RawField<'a>, (&'static str, jet_kernels::Refusal)> {
+        self.planned(&FieldPlan::of(col))
+    }
+
+    /// The raw content of the column `plan` locates.
+    fn planned(
+        &self,
+        plan: &FieldPlan,
+    ) -> Result<RawField<'a>, (&'static str, jet_kernels::Refusal)> {
         let rl = &self.layout;
-        let present = null_mask_bit(self.row, rl, usize::from(col.col_num));
-        if col.jet_type == JetType::Boolean && !col.is_calculated() {
-            return Ok(RawField::Bool(present));
-        }
-        if !present {
-            return Ok(RawField::Null);
-        }
-        if col.is_fixed() {
-            let len = col
-                .jet_type
-                .fixed_size()
-                .filter(|_| !col.is_calculated())
-                .unwrap_or(usize::from(col.length));
-            let start = rl.fixed_start + usize::from(col.fixed_offset);
+        let present = null_mask_bit(self.row, rl, plan.col_num);
+        match plan.place {
+            Place::MaskBool => Ok(RawField::Bool(present)),
+            _ if !present => Ok(RawField::Null),
             // a row written before this column existed has no bytes for it
-            return Ok(match admit(start, len, rl.data_end) {
-                Some(r) => RawField::Bytes(&self.row[r]),
-                None => RawField::Null,
-            });
+            Place::Fixed { offset, len } => Ok(
+                match rl
+                    .fixed_start
+                    .checked_add(offset)
+                    .and_then(|start| admit(start, len, rl.data_end))
+                {
+                    Some(r) => RawField::Bytes(&self.row[r]),
+                    None => RawField::Null,
+                },
+            ),
+            Place::Var(v) => {
+                if v >= rl.var_count {
+                    return Ok(RawField::Null);
+                }
+                let r = var_interval(self.offsets, rl, v).map_err(|r| ("variable column", r))?;
+                Ok(RawField::Bytes(&self.row[r]))
+            }
         }
-        let v = usize::from(col.var_index);
-        if v >= rl.var_count {
-            return Ok(RawField::Null);
+    }
+}
+
+/// Where a column's content lies in a row, worked out once per scan from
+/// its definition (the per-row work is then only the row's own geometry).
+#[derive(Debug, Clone, Copy)]
+struct FieldPlan {
+    col_num: usize,
+    place: Place,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// A Boolean stored in the null mask.
+    MaskBool,
+    /// `len` bytes at `offset` into the fixed area.
+    Fixed { offset: usize, len: usize },
+    /// Variable column number `v`.
+    Var(usize),
+}
+
+impl FieldPlan {
+    fn of(col: &Column) -> FieldPlan {
+        let place = if col.jet_type == JetType::Boolean && !col.is_calculated() {
+            Place::MaskBool
+        } else if col.is_fixed() {
+            Place::Fixed {
+                offset: usize::from(col.fixed_offset),
+                len: col
+                    .jet_type
+                    .fixed_size()
+                    .filter(|_| !col.is_calculated())
+                    .unwrap_or(usize::from(col.length)),
+            }
+        } else {
+            Place::Var(usize::from(col.var_index))
+        };
+        FieldPlan {
+            col_num: usize::from(col.col_num),
+            place,
         }
-        let r = var_interval(self.offsets, rl, v).map_err(|r| ("variable column", r))?;
-        Ok(RawField::Bytes(&self.row[r]))
     }
 }
 
@@ -151,6 +197,8 @@ pub struct TableScan {
     table: String,
     schema: SchemaRef,
     decoders: Vec<ColumnDecoder>,
+    /// Where each decoder's column lies in a row (parallel to `decoders`).
+    plans: Vec<FieldPlan>,
     pages: Vec<u32>,
     next_page: usize,
     current: Option<DataPage>,
@@ -178,7 +226,8 @@ impl TableScan {
             .iter()
             .filter_map(|&i| def.columns.get(i))
             .map(|c| ColumnDecoder::new(c, batch_size, source.encoding))
-            .collect();
+            .collect::<Vec<_>>();
+        let plans = decoders.iter().map(|d| FieldPlan::of(d.column())).collect();
         let pages = match &opts.page_range {
             Some(r) => pages.into_iter().filter(|p| r.contains(p)).collect(),
             None => pages,
@@ -189,6 +238,7 @@ impl TableScan {
             table: table.to_string(),
             schema,
             decoders,
+            plans,
             pages,
             next_page: 0,
             current: None,
@@ -213,27 +263,27 @@ impl TableScan {
         self.schema.clone()
     }
 
-    /// Advances to the next live row; returns its page and range.
-    fn next_row(&mut self) -> Result<Option<(DataPage, Range<usize>)>, FormatError> {
+    /// Advances to the next live row: in the current page, or moved to
+    /// another (an overflow row, or a bookmark's page).
+    fn next_row(&mut self) -> Result<Option<SlotRow>, FormatError> {
         let src = &*self.source.src;
         let layout = self.source.version.layout();
         if let Some(marks) = self.bookmarks.as_mut() {
             for m in marks.by_ref() {
-                let page = match &self.current {
-                    Some(p) if p.number == m.page => p.clone(),
-                    _ => {
-                        let p = DataPage::read(src, layout, m.page)?;
-                        if p.owner() != self.def.page {
-                            return Err(corrupt(
-                                m.page,
-                                4,
-                                "bookmark into another table's page",
-                                jet_kernels::Refusal::BadCount,
-                            ));
-                        }
-                        self.current = Some(p.clone());
-                        p
+                if self.current.as_ref().is_none_or(|p| p.number != m.page) {
+                    let p = DataPage::read(src, layout, m.page)?;
+                    if p.owner() != self.def.page {
+                        return Err(corrupt(
+                            m.page,
+                            4,
+                            "bookmark into another table's page",
+                            jet_kernels::Refusal::BadCount,
+                        ));
                     }
+                    self.current = Some(p);
+                }
+                let Some(page) = self.current.as_ref() else {
+                    continue;
                 };
                 if usize::from(m.row) >= page.row_count() {
                     return Err(corrupt(
@@ -243,8 +293,9 @@ impl TableScan {
                         jet_kernels::Refusal::BadCount,
                     ));
                 }
-                if let Some(found) = resolve_row(src, layout, &page, usize::from(m.row))? {
-                    return Ok(Some(found));
+                match locate_row(src, layout, page, usize::from(m.row))? {
+                    SlotRow::Deleted => {}
+                    found => return Ok(Some(found)),
                 }
             }
             return Ok(None);
@@ -254,8 +305,9 @@ impl TableScan {
                 while self.next_slot < page.row_count() {
                     let i = self.next_slot;
                     self.next_slot += 1;
-                    if let Some(found) = resolve_row(src, layout, page, i)? {
-                        return Ok(Some(found));
+                    match locate_row(src, layout, page, i)? {
+                        SlotRow::Deleted => {}
+                        found => return Ok(Some(found)),
                     }
                 }
                 self.current = None;
@@ -279,38 +331,29 @@ impl TableScan {
         }
     }
 
-    fn decode_row(&mut self, page: &DataPage, range: Range<usize>) -> Result<(), FormatError> {
-        let row = &page.bytes[range.clone()];
-        let version = self.source.version;
-        let cracked = CrackedRow::new(row, &self.def, version, &mut self.offsets)
-            .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?;
-        let ctx = DecodeCtx {
-            src: &*self.source.src,
-            layout: version.layout(),
-            unicode: !version.is_jet3(),
-            page: page.number,
-            row_offset: range.start,
-        };
-        for d in self.decoders.iter_mut() {
-            match cracked
-                .field(d.column())
-                .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?
-            {
-                RawField::Null => d.append_null(),
-                RawField::Bool(v) => d.append_mask_bool(v),
-                RawField::Bytes(bytes) => d.append(&ctx, bytes)?,
-            }
-        }
-        Ok(())
-    }
-
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
         let mut rows = 0;
         while rows < self.batch_size && self.remaining > 0 {
-            let Some((page, range)) = self.next_row()? else {
+            let Some(found) = self.next_row()? else {
                 break;
             };
-            self.decode_row(&page, range)?;
+            let (page, range) = match &found {
+                SlotRow::Here(r) => match &self.current {
+                    Some(p) => (p, r.clone()),
+                    None => break,
+                },
+                SlotRow::Moved(p, r) => (p, r.clone()),
+                SlotRow::Deleted => continue,
+            };
+            decode_row(
+                &self.source,
+                &self.def,
+                &mut self.decoders,
+                &self.plans,
+                &mut self.offsets,
+                page,
+                range,
+            )?;
             rows += 1;
             self.remaining -= 1;
         }
@@ -325,6 +368,40 @@ impl TableScan {
             &opts,
         )?))
     }
+}
+
+/// Decodes the row at `range` of `page` into `decoders` (one value each).
+fn decode_row(
+    source: &ScanSource,
+    def: &TableDef,
+    decoders: &mut [ColumnDecoder],
+    plans: &[FieldPlan],
+    offsets: &mut Vec<u16>,
+    page: &DataPage,
+    range: Range<usize>,
+) -> Result<(), FormatError> {
+    let row = &page.bytes[range.clone()];
+    let version = source.version;
+    let cracked = CrackedRow::new(row, def, version, offsets)
+        .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?;
+    let ctx = DecodeCtx {
+        src: &*source.src,
+        layout: version.layout(),
+        unicode: !version.is_jet3(),
+        page: page.number,
+        row_offset: range.start,
+    };
+    for (d, plan) in decoders.iter_mut().zip(plans) {
+        match cracked
+            .planned(plan)
+            .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?
+        {
+            RawField::Null => d.append_null(),
+            RawField::Bool(v) => d.append_mask_bool(v),
+            RawField::Bytes(bytes) => d.append(&ctx, bytes)?,
+        }
+    }
+    Ok(())
 }
 
 impl Iterator for TableScan {

@@ -17,7 +17,11 @@ pub fn decode_ucs2(bytes: &[u8], out: &mut String) {
         let mut compressed = true;
         for seg in bytes[2..].split(|&b| b == 0) {
             if compressed {
-                out.extend(seg.iter().map(|&b| char::from(b)));
+                // one-byte mode: Latin-1 code points; ASCII copies as is
+                match std::str::from_utf8(seg) {
+                    Ok(ascii) if seg.is_ascii() => out.push_str(ascii),
+                    _ => out.extend(seg.iter().map(|&b| char::from(b))),
+                }
             } else {
                 push_utf16le(seg, out);
             }
@@ -29,11 +33,15 @@ pub fn decode_ucs2(bytes: &[u8], out: &mut String) {
 }
 
 fn push_utf16le(bytes: &[u8], out: &mut String) {
-    // fast path: all code units below 0x80 (ASCII)
+    out.reserve(bytes.len() / 2);
+    // fast path: every code unit below 0x80 (ASCII) is one UTF-8 byte
+    if bytes.chunks_exact(2).all(|c| c[1] == 0 && c[0] < 0x80) {
+        out.extend(bytes.chunks_exact(2).map(|c| char::from(c[0])));
+        return;
+    }
     let units = bytes
         .chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]));
-    out.reserve(bytes.len() / 2);
     for ch in char::decode_utf16(units) {
         out.push(ch.unwrap_or(char::REPLACEMENT_CHARACTER));
     }
@@ -77,6 +85,12 @@ mod tests {
         assert_eq!(ucs2(&[0x3D, 0xD8, 0x00, 0xDE]), "😀");
         assert_eq!(ucs2(&[0x3D, 0xD8]), "\u{FFFD}");
         assert_eq!(ucs2(&[b'x', 0, b'y']), "x");
+        // the ASCII fast paths give way to full decoding for anything else
+        assert_eq!(ucs2(&[0xFF, 0xFE, b'c', 0xE9]), "c\u{e9}");
+        assert_eq!(ucs2(&[b'c', 0, 0xE9, 0]), "c\u{e9}");
+        assert_eq!(ucs2(&[b'c', 0, 0x7F, 0, b'd', 0x01]), "c\u{7f}\u{164}");
+        assert_eq!(ucs2(&[0xFF, 0xFE]), "");
+        assert_eq!(ucs2(&[]), "");
     }
 
     #[test]
