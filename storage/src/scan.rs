@@ -187,6 +187,30 @@ pub(crate) struct ScanSource {
     pub encoding: &'static Encoding,
 }
 
+/// Counts the pages one scan reads, over the database's shared source (whose
+/// own counter mixes every concurrent reader's pages).
+struct CountingSource {
+    inner: Arc<dyn PageSource>,
+    reads: std::sync::atomic::AtomicU64,
+}
+
+impl PageSource for CountingSource {
+    fn page_size(&self) -> usize {
+        self.inner.page_size()
+    }
+    fn page_count(&self) -> u32 {
+        self.inner.page_count()
+    }
+    fn read_page(&self, n: u32) -> Result<crate::page::Page, FormatError> {
+        self.reads
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.read_page(n)
+    }
+    fn pages_read(&self) -> u64 {
+        self.reads.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// A streaming scan of one table: an iterator of record batches.
 ///
 /// Memory is bounded by one batch plus one page; only projected columns are
@@ -220,6 +244,14 @@ impl TableScan {
         opts: &ScanOptions,
     ) -> TableScan {
         let batch_size = opts.batch_size.max(1);
+        let source = Arc::new(ScanSource {
+            src: Arc::new(CountingSource {
+                inner: source.src.clone(),
+                reads: Default::default(),
+            }),
+            version: source.version,
+            encoding: source.encoding,
+        });
         let all: Vec<usize> = (0..def.columns.len()).collect();
         let proj = opts.projection.clone().unwrap_or(all);
         let decoders = proj
@@ -256,6 +288,13 @@ impl TableScan {
     pub(crate) fn with_bookmarks(mut self, bookmarks: Vec<crate::index::Bookmark>) -> TableScan {
         self.bookmarks = Some(bookmarks.into_iter());
         self
+    }
+
+    /// Pages this scan has read so far (data pages, overflow rows and long
+    /// values; only this scan's reads, whatever else reads the database
+    /// concurrently).
+    pub fn pages_read(&self) -> u64 {
+        self.source.src.pages_read()
     }
 
     /// The schema of the batches (projected).
