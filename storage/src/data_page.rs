@@ -20,8 +20,9 @@ pub struct DataPage {
     /// Page bytes.
     pub bytes: Page,
     slots: SlotTable,
-    /// Raw slots sorted by offset: row extents in O(log n).
-    sorted: std::sync::Arc<[u16]>,
+    /// Every slot's row extent (or its refusal), decided once per page by
+    /// the row-slot kernel: extents in O(1) per row.
+    bounds: std::sync::Arc<[Result<(usize, usize), Refusal>]>,
 }
 
 impl DataPage {
@@ -52,15 +53,16 @@ impl DataPage {
                     Refusal::BadCount,
                 )
             })?;
-        let mut sorted = vec![0u16; slots.count];
+        let mut order = vec![0u32; slots.count];
+        let mut bounds = vec![Err(Refusal::BadCount); slots.count];
         slots
-            .sort_slots(&bytes, &mut sorted)
+            .row_bounds_all(&bytes, &mut order, &mut bounds)
             .map_err(|r| corrupt(n, layout.data_row_count, "row slot table", r))?;
         Ok(DataPage {
             number: n,
             bytes,
             slots,
-            sorted: sorted.into(),
+            bounds: bounds.into(),
         })
     }
 
@@ -81,8 +83,10 @@ impl DataPage {
 
     /// Extent of row `i` in the page, as the kernel admits it.
     pub fn row_range(&self, i: usize) -> Result<Range<usize>, FormatError> {
-        self.slots
-            .row_bounds_sorted(&self.bytes, &self.sorted, i)
+        self.bounds
+            .get(i)
+            .copied()
+            .unwrap_or(Err(Refusal::BadCount))
             .map(|(s, e)| s..e)
             .map_err(|r| corrupt(self.number, self.slots.table_start + 2 * i, "row slot", r))
     }
