@@ -43,15 +43,30 @@ enum Builder {
     Bin(BinaryBuilder),
 }
 
-/// Replaces `out` with the text of `bytes`: UCS-2 (Jet4+) or code-page
-/// bytes (Jet3).
-fn decode_text(out: &mut String, bytes: &[u8], unicode: bool, encoding: &'static Encoding) {
+/// The text of `bytes`: UCS-2 (Jet4+) or code-page bytes (Jet3). Pure
+/// ASCII values are borrowed straight from the row; others are decoded
+/// into `out`.
+fn decode_text<'a>(
+    out: &'a mut String,
+    bytes: &'a [u8],
+    unicode: bool,
+    encoding: &'static Encoding,
+) -> &'a str {
+    let borrowed = if unicode {
+        text::compressed_ascii(bytes)
+    } else {
+        text::codepage_ascii(bytes)
+    };
+    if let Some(s) = borrowed {
+        return s;
+    }
     out.clear();
     if unicode {
         text::decode_ucs2(bytes, out);
     } else {
         text::decode_codepage(bytes, encoding, out);
     }
+    out
 }
 
 /// Decoder of one column into an Arrow array.
@@ -134,6 +149,7 @@ impl ColumnDecoder {
     }
 
     /// Appends the value stored in `raw` (the column's bytes in the row).
+    #[inline]
     pub fn append(&mut self, ctx: &DecodeCtx<'_>, raw: &[u8]) -> Result<(), FormatError> {
         if !self.calculated {
             return self.append_stored(ctx, raw);
@@ -261,13 +277,19 @@ impl ColumnDecoder {
                 } else {
                     &self.bytes
                 };
-                decode_text(&mut self.scratch, value, ctx.unicode, self.encoding);
-                b.append_value(&self.scratch);
+                b.append_value(decode_text(
+                    &mut self.scratch,
+                    value,
+                    ctx.unicode,
+                    self.encoding,
+                ));
             }
-            (Builder::Str(b), _) => {
-                decode_text(&mut self.scratch, raw, ctx.unicode, self.encoding);
-                b.append_value(&self.scratch);
-            }
+            (Builder::Str(b), _) => b.append_value(decode_text(
+                &mut self.scratch,
+                raw,
+                ctx.unicode,
+                self.encoding,
+            )),
             (Builder::Bin(b), JetType::Ole) => {
                 self.bytes.clear();
                 crate::lval::read_long_value(

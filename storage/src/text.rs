@@ -32,6 +32,28 @@ pub fn decode_ucs2(bytes: &[u8], out: &mut String) {
     }
 }
 
+/// The text of a Jet4/ACE value that is compressed and pure ASCII (no mode
+/// switch, no byte above 0x7F), borrowed from `bytes`: what
+/// [`decode_ucs2`] would produce, without copying. `None` for any other
+/// value.
+pub fn compressed_ascii(bytes: &[u8]) -> Option<&str> {
+    let rest = bytes.strip_prefix(&COMPRESSION_HEADER)?;
+    if rest.iter().any(|&b| b == 0 || b >= 0x80) {
+        return None;
+    }
+    std::str::from_utf8(rest).ok()
+}
+
+/// The text of Jet3 code-page bytes that are pure ASCII, borrowed from
+/// `bytes`: what [`decode_codepage`] would produce for any ASCII-compatible
+/// code page, without copying. `None` for any other value.
+pub fn codepage_ascii(bytes: &[u8]) -> Option<&str> {
+    if !bytes.is_ascii() {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()
+}
+
 fn push_utf16le(bytes: &[u8], out: &mut String) {
     out.reserve(bytes.len() / 2);
     // fast path: every code unit below 0x80 (ASCII) is one UTF-8 byte
@@ -91,6 +113,38 @@ mod tests {
         assert_eq!(ucs2(&[b'c', 0, 0x7F, 0, b'd', 0x01]), "c\u{7f}\u{164}");
         assert_eq!(ucs2(&[0xFF, 0xFE]), "");
         assert_eq!(ucs2(&[]), "");
+    }
+
+    #[test]
+    fn borrowed_ascii_agrees_with_decoding() {
+        let cases: &[&[u8]] = &[
+            &[0xFF, 0xFE, b'a', b'b'],
+            &[0xFF, 0xFE],
+            &[0xFF, 0xFE, b'a', 0, 0xAC, 0x20],
+            &[0xFF, 0xFE, b'c', 0xE9],
+            &[b'a', 0, b'b', 0],
+            &[0xFF],
+            &[],
+        ];
+        for &b in cases {
+            if let Some(s) = compressed_ascii(b) {
+                assert_eq!(s, ucs2(b), "{b:?}");
+            }
+        }
+        assert_eq!(compressed_ascii(&[0xFF, 0xFE, b'a', b'b']), Some("ab"));
+        assert_eq!(compressed_ascii(&[0xFF, 0xFE, b'a', 0, b'b']), None);
+        assert_eq!(compressed_ascii(&[0xFF, 0xFE, 0xE9]), None);
+        assert_eq!(compressed_ascii(&[b'a', 0]), None);
+        let enc = encoding_for_code_page(1252);
+        for b in [&b"plain"[..], &[b'U', 0xE4], &[]] {
+            let mut s = String::new();
+            decode_codepage(b, enc, &mut s);
+            if let Some(a) = codepage_ascii(b) {
+                assert_eq!(a, s);
+            }
+        }
+        assert_eq!(codepage_ascii(b"plain"), Some("plain"));
+        assert_eq!(codepage_ascii(&[b'U', 0xE4]), None);
     }
 
     #[test]
