@@ -28,7 +28,8 @@ Usage
         [--minmax COL] [--join T2:LEFTCOL=RIGHTCOL] [--indexed]
 The second form times one database (e.g. the generated 1M-row file):
 --indexed says its indexes are live (seek workloads run); without it only
-the scan workloads run. Results go to benches/RESULTS.md (--out to change).
+the scan workloads run. Results go to benches/RESULTS.md (--out to change),
+followed by benches/notes.md (hand-written: criterion figures, profile, caveats).
 """
 
 import argparse
@@ -396,6 +397,9 @@ def main():
         elif digests:
             md.append("\nSame result on every SQL peer (digest of the sorted rows).\n")
     md.extend(targets(results))
+    notes = ROOT / "benches" / "notes.md"
+    if notes.exists():
+        md.append("\n" + notes.read_text())
     text = "\n".join(md) + "\n"
     Path(a.out).write_text(text)
     Path(a.out).with_suffix(".json").write_text(json.dumps(
