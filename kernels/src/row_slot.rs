@@ -174,6 +174,82 @@ impl SlotTable {
         };
         Ok((start, end))
     }
+
+    /// Every row's extent at once: `out[i]` receives exactly the decision
+    /// [`SlotTable::row_bounds`] makes for slot `i`, for every slot of the
+    /// table, in `O(n log n)` for the whole page (one sort and one sweep),
+    /// so a scan pays `O(1)` per row afterwards. `order` is scratch. Refuses
+    /// with [`Refusal::BadCount`] when `order` or `out` is shorter than the
+    /// table or a slot cannot be read (as [`SlotTable::sort_slots`] does).
+    pub fn row_bounds_all(
+        &self,
+        page: &[u8],
+        order: &mut [u32],
+        out: &mut [Result<(usize, usize), Refusal>],
+    ) -> Result<(), Refusal> {
+        let order = order.get_mut(..self.count).ok_or(Refusal::BadCount)?;
+        let out = out.get_mut(..self.count).ok_or(Refusal::BadCount)?;
+        // key: offset in the high half, slot index in the low half, so the
+        // sort orders by offset and each key names its slot
+        for (i, key) in order.iter_mut().enumerate() {
+            let raw = self.raw(page, i).ok_or(Refusal::BadCount)?;
+            let idx = u16::try_from(i).map_err(|_| Refusal::BadCount)?;
+            let [i0, i1] = idx.to_le_bytes();
+            let [o0, o1] = (raw & OFFSET_MASK).to_le_bytes();
+            *key = u32::from_le_bytes([i0, i1, o0, o1]);
+        }
+        order.sort_unstable();
+        let offset_of = |key: u32| {
+            let [_, _, o0, o1] = key.to_le_bytes();
+            u16::from_le_bytes([o0, o1])
+        };
+        let index_of = |key: u32| {
+            let [i0, i1, _, _] = key.to_le_bytes();
+            usize::from(u16::from_le_bytes([i0, i1]))
+        };
+        let limit = self.page_size.min(page.len());
+        let header_end = self.header_end();
+        let mut rest: &[u32] = order;
+        while let Some(&first) = rest.first() {
+            let start = offset_of(first);
+            // the group of slots sharing this start, and what follows it
+            let len = rest
+                .iter()
+                .position(|&k| offset_of(k) != start)
+                .unwrap_or(rest.len());
+            let Some((group, after)) = rest.split_at_checked(len) else {
+                return Err(Refusal::BadCount);
+            };
+            let end = match after.first() {
+                Some(&k) => usize::from(offset_of(k)).min(limit),
+                None => limit,
+            };
+            let live = group
+                .iter()
+                .filter(|&&k| {
+                    self.raw(page, index_of(k))
+                        .is_some_and(|r| r & DELETED_FLAG == 0)
+                })
+                .count();
+            for &k in group {
+                let i = index_of(k);
+                let raw = self.raw(page, i).ok_or(Refusal::BadCount)?;
+                let s = usize::from(start);
+                let decision = if s < header_end {
+                    Err(Refusal::SlotInHeader)
+                } else if s >= limit {
+                    Err(Refusal::OutOfBounds)
+                } else if raw & DELETED_FLAG == 0 && live > 1 {
+                    Err(Refusal::Overlap)
+                } else {
+                    Ok((s, end))
+                };
+                *out.get_mut(i).ok_or(Refusal::BadCount)? = decision;
+            }
+            rest = after;
+        }
+        Ok(())
+    }
 }
 
 /// Packs a row pointer: a 24-bit page number and an 8-bit row number as
@@ -292,6 +368,12 @@ mod tests {
                             "{raws:?} {i}"
                         );
                     }
+                    let mut order = [0u32; 3];
+                    let mut all = [Ok((0, 0)); 3];
+                    t.row_bounds_all(&p, &mut order, &mut all).unwrap();
+                    for (i, got) in all.iter().enumerate() {
+                        assert_eq!(*got, oracle_bounds(&raws, i, 4, page), "all {raws:?} {i}");
+                    }
                 }
             }
         }
@@ -326,6 +408,34 @@ mod tests {
                 t.sort_slots(&p, &mut scratch).unwrap();
                 prop_assert_eq!(t.row_bounds_sorted(&p, &scratch, idx), t.row_bounds(&p, idx));
                 prop_assert_eq!(t.row_bounds_sorted(&p, &scratch, idx), oracle_bounds(&raws, idx, ts, page));
+            }
+        }
+
+        #[test]
+        fn all_bounds_match(raws in proptest::collection::vec(any::<u16>(), 0..120), ts in 0usize..16, page in 16usize..4097, cut in 0usize..4097) {
+            let p = build(ts, &raws, page);
+            if let Some(t) = SlotTable::admit(ts, raws.len(), page) {
+                let mut order = std::vec![0u32; raws.len()];
+                let mut all = std::vec![Ok((0, 0)); raws.len()];
+                t.row_bounds_all(&p, &mut order, &mut all).unwrap();
+                for (i, got) in all.iter().enumerate() {
+                    prop_assert_eq!(*got, oracle_bounds(&raws, i, ts, page));
+                }
+                // a buffer cut short: same decisions as row_bounds, or refused whole
+                let short = &p[..cut.min(page)];
+                match t.row_bounds_all(short, &mut order, &mut all) {
+                    Ok(()) => for (i, got) in all.iter().enumerate() {
+                        prop_assert_eq!(*got, t.row_bounds(short, i));
+                    },
+                    Err(r) => {
+                        prop_assert_eq!(r, Refusal::BadCount);
+                        prop_assert!(t.header_end() > short.len());
+                    }
+                }
+                if !raws.is_empty() {
+                    let mut small = std::vec![0u32; raws.len() - 1];
+                    prop_assert_eq!(t.row_bounds_all(&p, &mut small, &mut all), Err(Refusal::BadCount));
+                }
             }
         }
 

@@ -27,21 +27,22 @@ fn properties(schema: SchemaRef, partitions: usize) -> Arc<PlanProperties> {
     ))
 }
 
-/// Streams a storage iterator of batches as a DataFusion stream.
+/// Streams a storage iterator of batches as a DataFusion stream; at the end
+/// adds the pages the scan itself read to `pages` (the scan's own count, so
+/// partitions running in parallel are not counted twice).
 fn stream_of(
     schema: SchemaRef,
     iter: jet_storage::TableScan,
-    pages: Option<(Database, datafusion::physical_plan::metrics::Count)>,
+    pages: Option<datafusion::physical_plan::metrics::Count>,
 ) -> SendableRecordBatchStream {
-    let before = pages.as_ref().map(|(db, _)| db.pages_read()).unwrap_or(0);
     let mut pages = pages;
     let mut iter = iter;
     let s = futures::stream::iter(std::iter::from_fn(move || {
         let next = iter.next();
         if next.is_none()
-            && let Some((db, count)) = pages.take()
+            && let Some(count) = pages.take()
         {
-            count.add((db.pages_read() - before) as usize);
+            count.add(iter.pages_read() as usize);
         }
         next.map(|r| r.map_err(to_df))
     }));
@@ -54,7 +55,6 @@ fn stream_of(
 #[derive(Debug)]
 pub struct JetScanExec {
     table: Table,
-    db: Database,
     projection: Option<Vec<usize>>,
     limit: Option<usize>,
     ranges: Vec<Range<u32>>,
@@ -66,10 +66,13 @@ pub struct JetScanExec {
 }
 
 impl JetScanExec {
-    /// A scan of `table` in at most `partitions` partitions.
+    /// A scan of `table` in at most `partitions` partitions. The scan reads
+    /// through `table`; `_db` (its database) is no longer needed since each
+    /// partition counts its own page reads, and is kept so callers need not
+    /// change.
     pub fn try_new(
         table: Table,
-        db: Database,
+        _db: Database,
         projection: Option<Vec<usize>>,
         limit: Option<usize>,
         partitions: usize,
@@ -97,7 +100,6 @@ impl JetScanExec {
         let props = properties(schema.clone(), ranges.len());
         Ok(JetScanExec {
             table,
-            db,
             projection,
             limit,
             ranges,
@@ -211,11 +213,7 @@ impl ExecutionPlan for JetScanExec {
             })
             .map_err(to_df)?;
         let count = MetricBuilder::new(&self.metrics).global_counter("pages_read");
-        Ok(stream_of(
-            self.schema.clone(),
-            scan,
-            Some((self.db.clone(), count)),
-        ))
+        Ok(stream_of(self.schema.clone(), scan, Some(count)))
     }
     fn metrics(&self) -> Option<MetricsSet> {
         Some(self.metrics.clone_inner())
@@ -391,11 +389,7 @@ impl ExecutionPlan for IndexSeekExec {
                 },
             )
             .map_err(to_df)?;
-        Ok(stream_of(
-            self.schema.clone(),
-            scan,
-            Some((self.db.clone(), count)),
-        ))
+        Ok(stream_of(self.schema.clone(), scan, Some(count)))
     }
     fn metrics(&self) -> Option<MetricsSet> {
         Some(self.metrics.clone_inner())

@@ -20,8 +20,9 @@ pub struct DataPage {
     /// Page bytes.
     pub bytes: Page,
     slots: SlotTable,
-    /// Raw slots sorted by offset: row extents in O(log n).
-    sorted: std::sync::Arc<[u16]>,
+    /// Every slot's row extent (or its refusal), decided once per page by
+    /// the row-slot kernel: extents in O(1) per row.
+    bounds: std::sync::Arc<[Result<(usize, usize), Refusal>]>,
 }
 
 impl DataPage {
@@ -52,15 +53,16 @@ impl DataPage {
                     Refusal::BadCount,
                 )
             })?;
-        let mut sorted = vec![0u16; slots.count];
+        let mut order = vec![0u32; slots.count];
+        let mut bounds = vec![Err(Refusal::BadCount); slots.count];
         slots
-            .sort_slots(&bytes, &mut sorted)
+            .row_bounds_all(&bytes, &mut order, &mut bounds)
             .map_err(|r| corrupt(n, layout.data_row_count, "row slot table", r))?;
         Ok(DataPage {
             number: n,
             bytes,
             slots,
-            sorted: sorted.into(),
+            bounds: bounds.into(),
         })
     }
 
@@ -81,8 +83,10 @@ impl DataPage {
 
     /// Extent of row `i` in the page, as the kernel admits it.
     pub fn row_range(&self, i: usize) -> Result<Range<usize>, FormatError> {
-        self.slots
-            .row_bounds_sorted(&self.bytes, &self.sorted, i)
+        self.bounds
+            .get(i)
+            .copied()
+            .unwrap_or(Err(Refusal::BadCount))
             .map(|(s, e)| s..e)
             .map_err(|r| corrupt(self.number, self.slots.table_start + 2 * i, "row slot", r))
     }
@@ -94,33 +98,46 @@ impl DataPage {
     }
 }
 
-/// The live content of one slot: `None` for a deleted row, otherwise the
-/// page and byte range holding the row's data after following overflow
-/// pointers (at most [`MAX_OVERFLOW_HOPS`]).
-pub fn resolve_row(
+/// Where the live content of one slot lies.
+#[derive(Clone)]
+pub enum SlotRow {
+    /// The slot is deleted.
+    Deleted,
+    /// The row is in the page that was asked about, at this byte range.
+    Here(Range<usize>),
+    /// The row was moved: it lies on this other page, at this byte range
+    /// (after following overflow pointers).
+    Moved(DataPage, Range<usize>),
+}
+
+/// Where the live content of slot `i` of `page` lies, following overflow
+/// pointers (at most [`MAX_OVERFLOW_HOPS`]). Unlike [`resolve_row`] it does
+/// not clone `page` for the common case of a row stored in place, which is
+/// what keeps full scans free of per-row reference counting.
+pub fn locate_row(
     src: &dyn PageSource,
     layout: &Layout,
     page: &DataPage,
     i: usize,
-) -> Result<Option<(DataPage, Range<usize>)>, FormatError> {
+) -> Result<SlotRow, FormatError> {
     let slot = page
         .slot(i)
         .ok_or_else(|| corrupt(page.number, 0, "row slot", Refusal::BadCount))?;
     if slot.deleted {
-        return Ok(None);
+        return Ok(SlotRow::Deleted);
     }
-    let mut cur = page.clone();
-    let mut idx = i;
-    let mut overflow = slot.overflow;
-    for _ in 0..=MAX_OVERFLOW_HOPS {
-        let range = cur.row_range(idx)?;
-        if !overflow {
-            return Ok(Some((cur, range)));
-        }
-        let row = &cur.bytes[range.clone()];
+    let range = page.row_range(i)?;
+    if !slot.overflow {
+        return Ok(SlotRow::Here(range));
+    }
+    let mut cur: Option<DataPage> = None;
+    let mut range = range;
+    for _ in 0..MAX_OVERFLOW_HOPS {
+        let here = cur.as_ref().unwrap_or(page);
+        let row = &here.bytes[range.clone()];
         let (Some(r), Some(p)) = (u8_at(row, 0), u24_at(row, 1)) else {
             return Err(corrupt(
-                cur.number,
+                here.number,
                 range.start,
                 "overflow row pointer",
                 Refusal::OutOfBounds,
@@ -130,9 +147,11 @@ pub fn resolve_row(
         let s = next
             .slot(usize::from(r))
             .ok_or_else(|| corrupt(p, 0, "overflow target slot", Refusal::BadCount))?;
-        overflow = s.overflow;
-        idx = usize::from(r);
-        cur = next;
+        range = next.row_range(usize::from(r))?;
+        if !s.overflow {
+            return Ok(SlotRow::Moved(next, range));
+        }
+        cur = Some(next);
     }
     Err(corrupt(
         page.number,
@@ -140,4 +159,20 @@ pub fn resolve_row(
         "overflow chain too long",
         Refusal::Budget,
     ))
+}
+
+/// The live content of one slot: `None` for a deleted row, otherwise the
+/// page and byte range holding the row's data after following overflow
+/// pointers (at most [`MAX_OVERFLOW_HOPS`]).
+pub fn resolve_row(
+    src: &dyn PageSource,
+    layout: &Layout,
+    page: &DataPage,
+    i: usize,
+) -> Result<Option<(DataPage, Range<usize>)>, FormatError> {
+    Ok(match locate_row(src, layout, page, i)? {
+        SlotRow::Deleted => None,
+        SlotRow::Here(r) => Some((page.clone(), r)),
+        SlotRow::Moved(p, r) => Some((p, r)),
+    })
 }

@@ -43,15 +43,30 @@ enum Builder {
     Bin(BinaryBuilder),
 }
 
-/// Replaces `out` with the text of `bytes`: UCS-2 (Jet4+) or code-page
-/// bytes (Jet3).
-fn decode_text(out: &mut String, bytes: &[u8], unicode: bool, encoding: &'static Encoding) {
+/// The text of `bytes`: UCS-2 (Jet4+) or code-page bytes (Jet3). Pure
+/// ASCII values are borrowed straight from the row; others are decoded
+/// into `out`.
+fn decode_text<'a>(
+    out: &'a mut String,
+    bytes: &'a [u8],
+    unicode: bool,
+    encoding: &'static Encoding,
+) -> &'a str {
+    let borrowed = if unicode {
+        text::compressed_ascii(bytes)
+    } else {
+        text::codepage_ascii(bytes)
+    };
+    if let Some(s) = borrowed {
+        return s;
+    }
     out.clear();
     if unicode {
         text::decode_ucs2(bytes, out);
     } else {
         text::decode_codepage(bytes, encoding, out);
     }
+    out
 }
 
 /// Decoder of one column into an Arrow array.
@@ -62,6 +77,8 @@ pub struct ColumnDecoder {
     scratch: String,
     bytes: Vec<u8>,
     data_type: DataType,
+    /// The column is calculated (its values are wrapped).
+    calculated: bool,
 }
 
 impl ColumnDecoder {
@@ -97,6 +114,7 @@ impl ColumnDecoder {
             scratch: String::new(),
             bytes: Vec::new(),
             data_type,
+            calculated: col.is_calculated(),
         }
     }
 
@@ -131,24 +149,20 @@ impl ColumnDecoder {
     }
 
     /// Appends the value stored in `raw` (the column's bytes in the row).
+    #[inline]
     pub fn append(&mut self, ctx: &DecodeCtx<'_>, raw: &[u8]) -> Result<(), FormatError> {
-        let name = &self.col.name;
-        let short = |what| FormatError::BadValue {
-            page: ctx.page,
-            offset: ctx.row_offset,
-            column: name.clone(),
-            what,
-        };
+        if !self.calculated {
+            return self.append_stored(ctx, raw);
+        }
         // A calculated value is wrapped (header, length, data); for long
         // values the wrapper is inside the LVAL bytes, so it is removed after
         // reading them.
-        let long = self.col.jet_type.is_long_value();
-        let raw = if self.col.is_calculated() && !long {
-            values::unwrap_calculated(raw)
-        } else {
+        let raw = if self.col.jet_type.is_long_value() {
             raw
+        } else {
+            values::unwrap_calculated(raw)
         };
-        if self.col.is_calculated() && raw.is_empty() {
+        if raw.is_empty() {
             self.append_null();
             return Ok(());
         }
@@ -156,8 +170,8 @@ impl ColumnDecoder {
         // declared type (a Yes/No expression in an Integer column is one
         // byte, 0xFF for True): widen it with sign extension.
         let mut widened = [0u8; 8];
-        let raw = match (self.col.is_calculated(), self.col.jet_type.fixed_size()) {
-            (true, Some(n @ (1 | 2 | 4 | 8)))
+        let raw = match self.col.jet_type.fixed_size() {
+            Some(n @ (1 | 2 | 4 | 8))
                 if raw.len() < n
                     && matches!(
                         self.col.jet_type,
@@ -174,6 +188,19 @@ impl ColumnDecoder {
                 &widened[..n]
             }
             _ => raw,
+        };
+        self.append_stored(ctx, raw)
+    }
+
+    /// Appends a value from its stored bytes (a calculated value already
+    /// unwrapped, except long values, whose wrapper is in the LVAL bytes).
+    fn append_stored(&mut self, ctx: &DecodeCtx<'_>, raw: &[u8]) -> Result<(), FormatError> {
+        let name = &self.col.name;
+        let short = |what| FormatError::BadValue {
+            page: ctx.page,
+            offset: ctx.row_offset,
+            column: name.clone(),
+            what,
         };
         macro_rules! fixed {
             ($n:expr, $what:expr) => {{
@@ -250,13 +277,19 @@ impl ColumnDecoder {
                 } else {
                     &self.bytes
                 };
-                decode_text(&mut self.scratch, value, ctx.unicode, self.encoding);
-                b.append_value(&self.scratch);
+                b.append_value(decode_text(
+                    &mut self.scratch,
+                    value,
+                    ctx.unicode,
+                    self.encoding,
+                ));
             }
-            (Builder::Str(b), _) => {
-                decode_text(&mut self.scratch, raw, ctx.unicode, self.encoding);
-                b.append_value(&self.scratch);
-            }
+            (Builder::Str(b), _) => b.append_value(decode_text(
+                &mut self.scratch,
+                raw,
+                ctx.unicode,
+                self.encoding,
+            )),
             (Builder::Bin(b), JetType::Ole) => {
                 self.bytes.clear();
                 crate::lval::read_long_value(

@@ -1,7 +1,7 @@
 //! Table scans: usage map → data pages → row slots → row geometry →
 //! column decoders → Arrow record batches.
 
-use crate::data_page::{DataPage, resolve_row};
+use crate::data_page::{DataPage, SlotRow, locate_row};
 use crate::decode::{ColumnDecoder, DecodeCtx};
 use crate::error::{FormatError, Result, corrupt};
 use crate::format::JetVersion;
@@ -80,33 +80,79 @@ impl<'a, 'o> CrackedRow<'a, 'o> {
         &self,
         col: &Column,
     ) -> Result<RawField<'a>, (&'static str, jet_kernels::Refusal)> {
+        self.planned(&FieldPlan::of(col))
+    }
+
+    /// The raw content of the column `plan` locates.
+    fn planned(
+        &self,
+        plan: &FieldPlan,
+    ) -> Result<RawField<'a>, (&'static str, jet_kernels::Refusal)> {
         let rl = &self.layout;
-        let present = null_mask_bit(self.row, rl, usize::from(col.col_num));
-        if col.jet_type == JetType::Boolean && !col.is_calculated() {
-            return Ok(RawField::Bool(present));
-        }
-        if !present {
-            return Ok(RawField::Null);
-        }
-        if col.is_fixed() {
-            let len = col
-                .jet_type
-                .fixed_size()
-                .filter(|_| !col.is_calculated())
-                .unwrap_or(usize::from(col.length));
-            let start = rl.fixed_start + usize::from(col.fixed_offset);
+        let present = null_mask_bit(self.row, rl, plan.col_num);
+        match plan.place {
+            Place::MaskBool => Ok(RawField::Bool(present)),
+            _ if !present => Ok(RawField::Null),
             // a row written before this column existed has no bytes for it
-            return Ok(match admit(start, len, rl.data_end) {
-                Some(r) => RawField::Bytes(&self.row[r]),
-                None => RawField::Null,
-            });
+            Place::Fixed { offset, len } => Ok(
+                match rl
+                    .fixed_start
+                    .checked_add(offset)
+                    .and_then(|start| admit(start, len, rl.data_end))
+                {
+                    Some(r) => RawField::Bytes(&self.row[r]),
+                    None => RawField::Null,
+                },
+            ),
+            Place::Var(v) => {
+                if v >= rl.var_count {
+                    return Ok(RawField::Null);
+                }
+                let r = var_interval(self.offsets, rl, v).map_err(|r| ("variable column", r))?;
+                Ok(RawField::Bytes(&self.row[r]))
+            }
         }
-        let v = usize::from(col.var_index);
-        if v >= rl.var_count {
-            return Ok(RawField::Null);
+    }
+}
+
+/// Where a column's content lies in a row, worked out once per scan from
+/// its definition (the per-row work is then only the row's own geometry).
+#[derive(Debug, Clone, Copy)]
+struct FieldPlan {
+    col_num: usize,
+    place: Place,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// A Boolean stored in the null mask.
+    MaskBool,
+    /// `len` bytes at `offset` into the fixed area.
+    Fixed { offset: usize, len: usize },
+    /// Variable column number `v`.
+    Var(usize),
+}
+
+impl FieldPlan {
+    fn of(col: &Column) -> FieldPlan {
+        let place = if col.jet_type == JetType::Boolean && !col.is_calculated() {
+            Place::MaskBool
+        } else if col.is_fixed() {
+            Place::Fixed {
+                offset: usize::from(col.fixed_offset),
+                len: col
+                    .jet_type
+                    .fixed_size()
+                    .filter(|_| !col.is_calculated())
+                    .unwrap_or(usize::from(col.length)),
+            }
+        } else {
+            Place::Var(usize::from(col.var_index))
+        };
+        FieldPlan {
+            col_num: usize::from(col.col_num),
+            place,
         }
-        let r = var_interval(self.offsets, rl, v).map_err(|r| ("variable column", r))?;
-        Ok(RawField::Bytes(&self.row[r]))
     }
 }
 
@@ -141,6 +187,30 @@ pub(crate) struct ScanSource {
     pub encoding: &'static Encoding,
 }
 
+/// Counts the pages one scan reads, over the database's shared source (whose
+/// own counter mixes every concurrent reader's pages).
+struct CountingSource {
+    inner: Arc<dyn PageSource>,
+    reads: std::sync::atomic::AtomicU64,
+}
+
+impl PageSource for CountingSource {
+    fn page_size(&self) -> usize {
+        self.inner.page_size()
+    }
+    fn page_count(&self) -> u32 {
+        self.inner.page_count()
+    }
+    fn read_page(&self, n: u32) -> Result<crate::page::Page, FormatError> {
+        self.reads
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.read_page(n)
+    }
+    fn pages_read(&self) -> u64 {
+        self.reads.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// A streaming scan of one table: an iterator of record batches.
 ///
 /// Memory is bounded by one batch plus one page; only projected columns are
@@ -151,6 +221,8 @@ pub struct TableScan {
     table: String,
     schema: SchemaRef,
     decoders: Vec<ColumnDecoder>,
+    /// Where each decoder's column lies in a row (parallel to `decoders`).
+    plans: Vec<FieldPlan>,
     pages: Vec<u32>,
     next_page: usize,
     current: Option<DataPage>,
@@ -172,13 +244,22 @@ impl TableScan {
         opts: &ScanOptions,
     ) -> TableScan {
         let batch_size = opts.batch_size.max(1);
+        let source = Arc::new(ScanSource {
+            src: Arc::new(CountingSource {
+                inner: source.src.clone(),
+                reads: Default::default(),
+            }),
+            version: source.version,
+            encoding: source.encoding,
+        });
         let all: Vec<usize> = (0..def.columns.len()).collect();
         let proj = opts.projection.clone().unwrap_or(all);
         let decoders = proj
             .iter()
             .filter_map(|&i| def.columns.get(i))
             .map(|c| ColumnDecoder::new(c, batch_size, source.encoding))
-            .collect();
+            .collect::<Vec<_>>();
+        let plans = decoders.iter().map(|d| FieldPlan::of(d.column())).collect();
         let pages = match &opts.page_range {
             Some(r) => pages.into_iter().filter(|p| r.contains(p)).collect(),
             None => pages,
@@ -189,6 +270,7 @@ impl TableScan {
             table: table.to_string(),
             schema,
             decoders,
+            plans,
             pages,
             next_page: 0,
             current: None,
@@ -208,32 +290,39 @@ impl TableScan {
         self
     }
 
+    /// Pages this scan has read so far (data pages, overflow rows and long
+    /// values; only this scan's reads, whatever else reads the database
+    /// concurrently).
+    pub fn pages_read(&self) -> u64 {
+        self.source.src.pages_read()
+    }
+
     /// The schema of the batches (projected).
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }
 
-    /// Advances to the next live row; returns its page and range.
-    fn next_row(&mut self) -> Result<Option<(DataPage, Range<usize>)>, FormatError> {
+    /// Advances to the next live row: in the current page, or moved to
+    /// another (an overflow row, or a bookmark's page).
+    fn next_row(&mut self) -> Result<Option<SlotRow>, FormatError> {
         let src = &*self.source.src;
         let layout = self.source.version.layout();
         if let Some(marks) = self.bookmarks.as_mut() {
             for m in marks.by_ref() {
-                let page = match &self.current {
-                    Some(p) if p.number == m.page => p.clone(),
-                    _ => {
-                        let p = DataPage::read(src, layout, m.page)?;
-                        if p.owner() != self.def.page {
-                            return Err(corrupt(
-                                m.page,
-                                4,
-                                "bookmark into another table's page",
-                                jet_kernels::Refusal::BadCount,
-                            ));
-                        }
-                        self.current = Some(p.clone());
-                        p
+                if self.current.as_ref().is_none_or(|p| p.number != m.page) {
+                    let p = DataPage::read(src, layout, m.page)?;
+                    if p.owner() != self.def.page {
+                        return Err(corrupt(
+                            m.page,
+                            4,
+                            "bookmark into another table's page",
+                            jet_kernels::Refusal::BadCount,
+                        ));
                     }
+                    self.current = Some(p);
+                }
+                let Some(page) = self.current.as_ref() else {
+                    continue;
                 };
                 if usize::from(m.row) >= page.row_count() {
                     return Err(corrupt(
@@ -243,8 +332,9 @@ impl TableScan {
                         jet_kernels::Refusal::BadCount,
                     ));
                 }
-                if let Some(found) = resolve_row(src, layout, &page, usize::from(m.row))? {
-                    return Ok(Some(found));
+                match locate_row(src, layout, page, usize::from(m.row))? {
+                    SlotRow::Deleted => {}
+                    found => return Ok(Some(found)),
                 }
             }
             return Ok(None);
@@ -254,8 +344,9 @@ impl TableScan {
                 while self.next_slot < page.row_count() {
                     let i = self.next_slot;
                     self.next_slot += 1;
-                    if let Some(found) = resolve_row(src, layout, page, i)? {
-                        return Ok(Some(found));
+                    match locate_row(src, layout, page, i)? {
+                        SlotRow::Deleted => {}
+                        found => return Ok(Some(found)),
                     }
                 }
                 self.current = None;
@@ -279,38 +370,29 @@ impl TableScan {
         }
     }
 
-    fn decode_row(&mut self, page: &DataPage, range: Range<usize>) -> Result<(), FormatError> {
-        let row = &page.bytes[range.clone()];
-        let version = self.source.version;
-        let cracked = CrackedRow::new(row, &self.def, version, &mut self.offsets)
-            .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?;
-        let ctx = DecodeCtx {
-            src: &*self.source.src,
-            layout: version.layout(),
-            unicode: !version.is_jet3(),
-            page: page.number,
-            row_offset: range.start,
-        };
-        for d in self.decoders.iter_mut() {
-            match cracked
-                .field(d.column())
-                .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?
-            {
-                RawField::Null => d.append_null(),
-                RawField::Bool(v) => d.append_mask_bool(v),
-                RawField::Bytes(bytes) => d.append(&ctx, bytes)?,
-            }
-        }
-        Ok(())
-    }
-
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
         let mut rows = 0;
         while rows < self.batch_size && self.remaining > 0 {
-            let Some((page, range)) = self.next_row()? else {
+            let Some(found) = self.next_row()? else {
                 break;
             };
-            self.decode_row(&page, range)?;
+            let (page, range) = match &found {
+                SlotRow::Here(r) => match &self.current {
+                    Some(p) => (p, r.clone()),
+                    None => break,
+                },
+                SlotRow::Moved(p, r) => (p, r.clone()),
+                SlotRow::Deleted => continue,
+            };
+            decode_row(
+                &self.source,
+                &self.def,
+                &mut self.decoders,
+                &self.plans,
+                &mut self.offsets,
+                page,
+                range,
+            )?;
             rows += 1;
             self.remaining -= 1;
         }
@@ -325,6 +407,40 @@ impl TableScan {
             &opts,
         )?))
     }
+}
+
+/// Decodes the row at `range` of `page` into `decoders` (one value each).
+fn decode_row(
+    source: &ScanSource,
+    def: &TableDef,
+    decoders: &mut [ColumnDecoder],
+    plans: &[FieldPlan],
+    offsets: &mut Vec<u16>,
+    page: &DataPage,
+    range: Range<usize>,
+) -> Result<(), FormatError> {
+    let row = &page.bytes[range.clone()];
+    let version = source.version;
+    let cracked = CrackedRow::new(row, def, version, offsets)
+        .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?;
+    let ctx = DecodeCtx {
+        src: &*source.src,
+        layout: version.layout(),
+        unicode: !version.is_jet3(),
+        page: page.number,
+        row_offset: range.start,
+    };
+    for (d, plan) in decoders.iter_mut().zip(plans) {
+        match cracked
+            .planned(plan)
+            .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?
+        {
+            RawField::Null => d.append_null(),
+            RawField::Bool(v) => d.append_mask_bool(v),
+            RawField::Bytes(bytes) => d.append(&ctx, bytes)?,
+        }
+    }
+    Ok(())
 }
 
 impl Iterator for TableScan {

@@ -17,7 +17,11 @@ pub fn decode_ucs2(bytes: &[u8], out: &mut String) {
         let mut compressed = true;
         for seg in bytes[2..].split(|&b| b == 0) {
             if compressed {
-                out.extend(seg.iter().map(|&b| char::from(b)));
+                // one-byte mode: Latin-1 code points; ASCII copies as is
+                match std::str::from_utf8(seg) {
+                    Ok(ascii) if seg.is_ascii() => out.push_str(ascii),
+                    _ => out.extend(seg.iter().map(|&b| char::from(b))),
+                }
             } else {
                 push_utf16le(seg, out);
             }
@@ -28,12 +32,38 @@ pub fn decode_ucs2(bytes: &[u8], out: &mut String) {
     }
 }
 
+/// The text of a Jet4/ACE value that is compressed and pure ASCII (no mode
+/// switch, no byte above 0x7F), borrowed from `bytes`: what
+/// [`decode_ucs2`] would produce, without copying. `None` for any other
+/// value.
+pub fn compressed_ascii(bytes: &[u8]) -> Option<&str> {
+    let rest = bytes.strip_prefix(&COMPRESSION_HEADER)?;
+    if rest.iter().any(|&b| b == 0 || b >= 0x80) {
+        return None;
+    }
+    std::str::from_utf8(rest).ok()
+}
+
+/// The text of Jet3 code-page bytes that are pure ASCII, borrowed from
+/// `bytes`: what [`decode_codepage`] would produce for any ASCII-compatible
+/// code page, without copying. `None` for any other value.
+pub fn codepage_ascii(bytes: &[u8]) -> Option<&str> {
+    if !bytes.is_ascii() {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()
+}
+
 fn push_utf16le(bytes: &[u8], out: &mut String) {
-    // fast path: all code units below 0x80 (ASCII)
+    out.reserve(bytes.len() / 2);
+    // fast path: every code unit below 0x80 (ASCII) is one UTF-8 byte
+    if bytes.chunks_exact(2).all(|c| c[1] == 0 && c[0] < 0x80) {
+        out.extend(bytes.chunks_exact(2).map(|c| char::from(c[0])));
+        return;
+    }
     let units = bytes
         .chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]));
-    out.reserve(bytes.len() / 2);
     for ch in char::decode_utf16(units) {
         out.push(ch.unwrap_or(char::REPLACEMENT_CHARACTER));
     }
@@ -77,6 +107,44 @@ mod tests {
         assert_eq!(ucs2(&[0x3D, 0xD8, 0x00, 0xDE]), "😀");
         assert_eq!(ucs2(&[0x3D, 0xD8]), "\u{FFFD}");
         assert_eq!(ucs2(&[b'x', 0, b'y']), "x");
+        // the ASCII fast paths give way to full decoding for anything else
+        assert_eq!(ucs2(&[0xFF, 0xFE, b'c', 0xE9]), "c\u{e9}");
+        assert_eq!(ucs2(&[b'c', 0, 0xE9, 0]), "c\u{e9}");
+        assert_eq!(ucs2(&[b'c', 0, 0x7F, 0, b'd', 0x01]), "c\u{7f}\u{164}");
+        assert_eq!(ucs2(&[0xFF, 0xFE]), "");
+        assert_eq!(ucs2(&[]), "");
+    }
+
+    #[test]
+    fn borrowed_ascii_agrees_with_decoding() {
+        let cases: &[&[u8]] = &[
+            &[0xFF, 0xFE, b'a', b'b'],
+            &[0xFF, 0xFE],
+            &[0xFF, 0xFE, b'a', 0, 0xAC, 0x20],
+            &[0xFF, 0xFE, b'c', 0xE9],
+            &[b'a', 0, b'b', 0],
+            &[0xFF],
+            &[],
+        ];
+        for &b in cases {
+            if let Some(s) = compressed_ascii(b) {
+                assert_eq!(s, ucs2(b), "{b:?}");
+            }
+        }
+        assert_eq!(compressed_ascii(&[0xFF, 0xFE, b'a', b'b']), Some("ab"));
+        assert_eq!(compressed_ascii(&[0xFF, 0xFE, b'a', 0, b'b']), None);
+        assert_eq!(compressed_ascii(&[0xFF, 0xFE, 0xE9]), None);
+        assert_eq!(compressed_ascii(&[b'a', 0]), None);
+        let enc = encoding_for_code_page(1252);
+        for b in [&b"plain"[..], &[b'U', 0xE4], &[]] {
+            let mut s = String::new();
+            decode_codepage(b, enc, &mut s);
+            if let Some(a) = codepage_ascii(b) {
+                assert_eq!(a, s);
+            }
+        }
+        assert_eq!(codepage_ascii(b"plain"), Some("plain"));
+        assert_eq!(codepage_ascii(&[b'U', 0xE4]), None);
     }
 
     #[test]

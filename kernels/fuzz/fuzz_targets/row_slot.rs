@@ -1,5 +1,5 @@
 //! Row slots on arbitrary pages: slot decoding, table admission, and row
-//! extents. `row_bounds` and `row_bounds_sorted` must both equal a naive
+//! extents. `row_bounds`, `row_bounds_sorted` and `row_bounds_all` must all equal a naive
 //! oracle, and every admitted extent must lie inside the page, after the
 //! slot table, and be non-empty. Row pointers round-trip.
 #![no_main]
@@ -109,8 +109,17 @@ fn check_table(t: &SlotTable, page: &[u8], raws: &[u16]) {
             assert_eq!(t.sort_slots(page, &mut short), Err(Refusal::BadCount));
         }
     }
+    let mut order = vec![0u32; t.count];
+    let mut all = vec![Ok((0, 0)); t.count];
+    let all_ok = t.row_bounds_all(page, &mut order, &mut all);
+    assert_eq!(all_ok.is_ok(), slots_readable);
     for i in 0..t.count + 2 {
         let got = t.row_bounds(page, i);
+        if all_ok.is_ok()
+            && let Some(a) = all.get(i)
+        {
+            assert_eq!(*a, got, "all-at-once row {i}");
+        }
         if let Ok(ext) = got {
             assert_extent(t, page, i, ext);
         }
