@@ -186,7 +186,7 @@ impl Database {
     /// image of a [`crate::write::Writer`]'s target).
     pub fn from_page_source(src: Arc<dyn PageSource>) -> Result<Database> {
         let header = read_header(&src.read_page(0)?)?;
-        Database::from_source(None, header, Box::new(SharedSource(src)))
+        Database::from_source(None, header, Box::new(SharedSource(src)), None)
     }
 
     /// Opens a database for writing through `target` (the journaled file

@@ -553,6 +553,7 @@ mod tests {
             scale: 2,
             sort_order: 0,
             code_page: 0,
+            sort_order_version: 0,
         };
         let f = encode_value(
             JetVersion::Jet4,

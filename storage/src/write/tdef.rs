@@ -342,6 +342,7 @@ pub fn layout(version: JetVersion, spec: &TableSpec, page: u32, system: bool) ->
             scale: 0,
             sort_order: 0,
             code_page: 0,
+            sort_order_version: 0,
         });
         if let Some(col) = columns.last_mut() {
             set_sort_or_precision(col, c.precision, c.scale);

@@ -519,6 +519,7 @@ impl<'w> Transaction<'w> {
             scale: 0,
             sort_order: 0,
             code_page: 0,
+            sort_order_version: 0,
         });
         if let Some(c) = def.columns.last_mut() {
             wtdef::set_sort_or_precision(c, col.precision, col.scale);
