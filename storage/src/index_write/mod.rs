@@ -25,6 +25,9 @@ use crate::format::{Layout, page_type};
 use crate::image::PageStore;
 use crate::index::{Bookmark, decode_index_page};
 use jet_kernels::index_entry::compare_entries;
+use jet_kernels::index_page::{
+    admit_entry_area, common_prefix_len, mask_position, max_entry_area, stored_entry_len,
+};
 use std::cmp::Ordering;
 
 /// Deepest tree the writer descends before refusing (as the reader).
@@ -123,45 +126,43 @@ struct Node {
 
 /// Bytes an index page offers for entries.
 pub fn entry_area_len(layout: &Layout) -> usize {
-    let start = layout.index_entry_mask + layout.index_entry_mask_len;
-    let area = layout.page_size.saturating_sub(start);
-    // an entry may end at most at the last bit of the bitmap
-    area.min((layout.index_entry_mask_len * 8).saturating_sub(1))
+    max_entry_area(
+        layout.page_size,
+        area_start(layout),
+        layout.index_entry_mask_len,
+    )
+}
+
+/// Offset of the entry area: after the entry bitmap.
+fn area_start(layout: &Layout) -> usize {
+    layout.index_entry_mask + layout.index_entry_mask_len
 }
 
 fn pointers_len(leaf: bool) -> usize {
     if leaf { 4 } else { 8 }
 }
 
-/// Length of the prefix shared by `a` and `b`.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
-}
-
 /// The shared prefix length of a page holding `items` (the tail child of a
 /// node is not written, so it does not take part).
 fn page_prefix(items: &[Item]) -> usize {
     match (items.first(), items.last()) {
-        (Some(f), Some(l)) => common_prefix(&f.key, &l.key),
+        (Some(f), Some(l)) => common_prefix_len(&f.key, &l.key),
         _ => 0,
     }
 }
 
-/// Bytes the written entries of `items` take on a page.
+/// Bytes the written entries of `items` take on a page (`usize::MAX` when
+/// a length is refused, which no page admits).
 fn written_len(items: &[Item], leaf: bool) -> usize {
     let prefix = page_prefix(items);
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, it)| {
-            let k = if i == 0 {
-                it.key.len()
-            } else {
-                it.key.len().saturating_sub(prefix)
-            };
-            k + pointers_len(leaf)
-        })
-        .sum()
+    let mut total = 0usize;
+    for (i, it) in items.iter().enumerate() {
+        match stored_entry_len(it.key.len(), pointers_len(leaf), prefix, i == 0) {
+            Ok(n) => total = total.saturating_add(n),
+            Err(_) => return usize::MAX,
+        }
+    }
+    total
 }
 
 /// The items of `node` that are written as entries, and its tail page.
@@ -193,9 +194,15 @@ fn encode(layout: &Layout, tdef_page: u32, node: &Node) -> Result<Vec<u8>, Index
         page_type::INDEX_NODE
     };
     p[1] = 0x01;
-    let area_start = layout.index_entry_mask + layout.index_entry_mask_len;
-    let free = layout.page_size - area_start - used;
-    p[2..4].copy_from_slice(&u16::try_from(free).unwrap_or(0).to_le_bytes());
+    let area_start = area_start(layout);
+    let free = admit_entry_area(
+        layout.page_size,
+        area_start,
+        layout.index_entry_mask_len,
+        used,
+    )
+    .map_err(|_| IndexWriteError::EntryTooLarge { len: used, max })?;
+    p[2..4].copy_from_slice(&free.to_le_bytes());
     p[4..8].copy_from_slice(&tdef_page.to_le_bytes());
     p[layout.index_prev..layout.index_prev + 4].copy_from_slice(&node.prev.to_le_bytes());
     p[layout.index_next..layout.index_next + 4].copy_from_slice(&node.next.to_le_bytes());
@@ -225,8 +232,9 @@ fn encode(layout: &Layout, tdef_page: u32, node: &Node) -> Result<Vec<u8>, Index
             p[at + 4..at + 8].copy_from_slice(&it.child.to_be_bytes());
         }
         pos += k.len() + pointers_len(node.leaf);
-        let bit = layout.index_entry_mask + pos / 8;
-        p[bit] |= 1 << (pos % 8);
+        let (byte, bit) = mask_position(layout.index_entry_mask_len, pos)
+            .map_err(|_| IndexWriteError::EntryTooLarge { len: used, max })?;
+        p[layout.index_entry_mask + byte] |= bit;
     }
     Ok(p)
 }
