@@ -53,10 +53,11 @@ pub fn admit_entry_area(
         .checked_sub(area_start)
         .ok_or(Refusal::OutOfBounds)?;
     let bits = mask_len.checked_mul(8).ok_or(Refusal::OutOfBounds)?;
-    if used > area || used >= bits {
+    if used >= bits {
         return Err(Refusal::OutOfBounds);
     }
-    u16::try_from(area - used).map_err(|_| Refusal::OutOfBounds)
+    let free = area.checked_sub(used).ok_or(Refusal::OutOfBounds)?;
+    u16::try_from(free).map_err(|_| Refusal::OutOfBounds)
 }
 
 /// The largest `used` that [`admit_entry_area`] admits.

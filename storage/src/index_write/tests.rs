@@ -59,6 +59,8 @@ impl PageStore for VecStore {
 }
 
 type Model = BTreeSet<(Vec<u8>, Bookmark)>;
+/// A node's child: its separator (none for the tail) and page.
+type Child = (Option<(Vec<u8>, Bookmark)>, u32);
 
 /// Checks the whole tree against the model: every page decodes, node
 /// entries carry their subtree's last entry, the leaf chain links every leaf
@@ -93,7 +95,7 @@ pub(super) fn check(store: &VecStore, layout: &Layout, root: u32, model: &Model)
             leaves.push((n, depth));
             return p.entries.last().map(|e| (e.key.clone(), e.bookmark));
         }
-        let mut children: Vec<(Option<(Vec<u8>, Bookmark)>, u32)> = p
+        let mut children: Vec<Child> = p
             .entries
             .iter()
             .map(|e| (Some((e.key.clone(), e.bookmark)), e.child.unwrap()))
