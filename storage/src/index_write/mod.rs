@@ -143,18 +143,24 @@ fn pointers_len(leaf: bool) -> usize {
 }
 
 /// The shared prefix length of a page holding `items` (the tail child of a
-/// node is not written, so it does not take part).
-fn page_prefix(items: &[Item]) -> usize {
+/// node is not written, so it does not take part), capped at what the
+/// header field holds (one byte in Jet3, two in Jet4+).
+fn page_prefix(layout: &Layout, items: &[Item]) -> usize {
+    let cap = if layout.page_size == 2048 {
+        usize::from(u8::MAX)
+    } else {
+        usize::from(u16::MAX)
+    };
     match (items.first(), items.last()) {
-        (Some(f), Some(l)) => common_prefix_len(&f.key, &l.key),
+        (Some(f), Some(l)) => common_prefix_len(&f.key, &l.key).min(cap),
         _ => 0,
     }
 }
 
 /// Bytes the written entries of `items` take on a page (`usize::MAX` when
 /// a length is refused, which no page admits).
-fn written_len(items: &[Item], leaf: bool) -> usize {
-    let prefix = page_prefix(items);
+fn written_len(layout: &Layout, items: &[Item], leaf: bool) -> usize {
+    let prefix = page_prefix(layout, items);
     let mut total = 0usize;
     for (i, it) in items.iter().enumerate() {
         match stored_entry_len(it.key.len(), pointers_len(leaf), prefix, i == 0) {
@@ -176,14 +182,14 @@ fn written(node: &Node) -> (&[Item], u32) {
 /// Whether `node` fits one page.
 fn fits(layout: &Layout, node: &Node) -> bool {
     let (items, _) = written(node);
-    written_len(items, node.leaf) <= entry_area_len(layout)
+    written_len(layout, items, node.leaf) <= entry_area_len(layout)
 }
 
 /// Encodes `node` as page bytes owned by `tdef_page`.
 fn encode(layout: &Layout, tdef_page: u32, node: &Node) -> Result<Vec<u8>, IndexWriteError> {
     let (items, tail) = written(node);
     let max = entry_area_len(layout);
-    let used = written_len(items, node.leaf);
+    let used = written_len(layout, items, node.leaf);
     if used > max {
         return Err(IndexWriteError::EntryTooLarge { len: used, max });
     }
@@ -207,7 +213,7 @@ fn encode(layout: &Layout, tdef_page: u32, node: &Node) -> Result<Vec<u8>, Index
     p[layout.index_prev..layout.index_prev + 4].copy_from_slice(&node.prev.to_le_bytes());
     p[layout.index_next..layout.index_next + 4].copy_from_slice(&node.next.to_le_bytes());
     p[layout.index_tail..layout.index_tail + 4].copy_from_slice(&tail.to_le_bytes());
-    let prefix = page_prefix(items);
+    let prefix = page_prefix(layout, items);
     if layout.page_size == 2048 {
         p[layout.index_prefix_len] = u8::try_from(prefix).unwrap_or(u8::MAX);
     } else {

@@ -317,3 +317,27 @@ fn delete_of_a_missing_entry_is_refused() {
     ));
     assert!(key_exists(&store, layout, root, TDEF, &[0x7F, 1]).unwrap());
 }
+
+#[test]
+fn jet3_prefix_longer_than_its_one_byte_field_is_capped() {
+    let layout = JetVersion::Jet3.layout();
+    let mut store = VecStore::new(layout.page_size);
+    let (root, _) = build_index(&mut store, layout, TDEF, &[]).unwrap();
+    let mut model = Model::new();
+    for i in 0..12u8 {
+        let mut k = vec![0x7F; 300];
+        k.push(i);
+        let bm = Bookmark { page: 7, row: i };
+        insert_entry(&mut store, layout, root, TDEF, &k, bm.page, bm.row).unwrap();
+        model.insert((k, bm));
+    }
+    check(&store, layout, root, &model);
+    let p = read_index_page(&store.source(), layout, root, TDEF).unwrap();
+    let leaf = if p.leaf {
+        root
+    } else {
+        p.entries[0].child.unwrap()
+    };
+    let raw_leaf = store.read(leaf).unwrap();
+    assert_eq!(raw_leaf[layout.index_prefix_len], 255);
+}
