@@ -60,7 +60,8 @@ pub fn admit_entry_area(
     u16::try_from(free).map_err(|_| Refusal::OutOfBounds)
 }
 
-/// The largest `used` that [`admit_entry_area`] admits.
+/// The largest `used` that [`admit_entry_area`] admits (when the free space
+/// it leaves fits 16 bits, as it does on every Jet page size).
 #[must_use]
 pub fn max_entry_area(page_size: usize, area_start: usize, mask_len: usize) -> usize {
     let area = page_size.saturating_sub(area_start);

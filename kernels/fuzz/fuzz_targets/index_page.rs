@@ -33,8 +33,9 @@ fuzz_target!(|data: &[u8]| {
         ),
     }
     let max = max_entry_area(page, start, mask);
-    if mask > 0 && start <= page {
+    if mask > 0 && start <= page && page - start - max <= usize::from(u16::MAX) {
         assert!(admit_entry_area(page, start, mask, max).is_ok());
+        assert!(admit_entry_area(page, start, mask, max + 1).is_err());
     }
     if let Ok((byte, bit)) = mask_position(mask, used) {
         assert_eq!(byte * 8 + bit.trailing_zeros() as usize, used);
