@@ -341,3 +341,43 @@ fn jet3_prefix_longer_than_its_one_byte_field_is_capped() {
     let raw_leaf = store.read(leaf).unwrap();
     assert_eq!(raw_leaf[layout.index_prefix_len], 255);
 }
+
+mod prop {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        /// Any sequence of inserts and deletes (deletes pick an existing
+        /// entry by position) leaves a tree equal to the model, on both page
+        /// sizes, with keys long enough to split nodes as well as leaves.
+        #[test]
+        fn any_sequence_keeps_the_tree_exact(
+            jet3 in any::<bool>(),
+            ops in proptest::collection::vec(
+                (any::<bool>(), proptest::collection::vec(0u8..3, 1..160), 0u32..40, 0u8..3, any::<u16>()),
+                1..260,
+            ),
+        ) {
+            let layout = if jet3 { JetVersion::Jet3.layout() } else { JetVersion::Jet4.layout() };
+            let mut store = VecStore::new(layout.page_size);
+            let (root, _) = build_index(&mut store, layout, TDEF, &[]).unwrap();
+            let mut model = Model::new();
+            for (insert, tail, page, row, pick) in ops {
+                if insert || model.is_empty() {
+                    let mut key = vec![0x7F];
+                    key.extend(tail);
+                    let bm = Bookmark { page: page + 3, row };
+                    if model.insert((key.clone(), bm)) {
+                        insert_entry(&mut store, layout, root, TDEF, &key, bm.page, bm.row).unwrap();
+                    }
+                } else {
+                    let victim = model.iter().nth(usize::from(pick) % model.len()).cloned().unwrap();
+                    model.remove(&victim);
+                    delete_entry(&mut store, layout, root, TDEF, &victim.0, victim.1.page, victim.1.row).unwrap();
+                }
+            }
+            check(&store, layout, root, &model);
+        }
+    }
+}
