@@ -415,6 +415,19 @@ impl Tree<'_> {
         Ok(())
     }
 
+    /// Node pages are linked prev/next only among the children of one
+    /// parent (leaves across their whole level): where `pieces` of a page's
+    /// children go to different parents, cut the links between them.
+    fn separate(&mut self, pieces: &[Vec<Item>]) -> Result<(), IndexWriteError> {
+        for w in pieces.windows(2) {
+            if let (Some(a), Some(b)) = (w[0].last(), w[1].first()) {
+                self.set_link(a.child, false, 0)?;
+                self.set_link(b.child, true, 0)?;
+            }
+        }
+        Ok(())
+    }
+
     fn alloc(&mut self) -> Result<u32, IndexWriteError> {
         let n = self.store.append()?;
         self.pages.allocated.push(n);
@@ -458,7 +471,11 @@ impl Tree<'_> {
     fn settle(&mut self, mut path: Vec<(Node, usize)>) -> Result<(), IndexWriteError> {
         // replacement items for the child slot of the level above
         let mut replacement: Option<Vec<Item>> = None;
+        // levels above the leaves: from 2 on, a node's children are nodes
+        let mut level = 0usize;
         while let Some((mut node, slot)) = path.pop() {
+            level += 1;
+            let children_are_nodes = level > 2;
             if let Some(items) = replacement.take() {
                 node.items.splice(slot..=slot, items);
             }
@@ -485,6 +502,9 @@ impl Tree<'_> {
                 continue;
             }
             let mut pieces = self.split_items(&node);
+            if children_are_nodes {
+                self.separate(&pieces)?;
+            }
             if is_root {
                 // the root keeps its number: every piece moves to a new page
                 let mut numbers = Vec::with_capacity(pieces.len());
@@ -715,6 +735,8 @@ pub fn build_index(
         })
         .collect();
     let mut leaf = true;
+    // whether the pages of the level below are node pages
+    let mut children_are_nodes = false;
     loop {
         // pack greedily: add items while the page still fits
         let mut groups: Vec<Vec<Item>> = Vec::new();
@@ -737,6 +759,9 @@ pub fn build_index(
         if !cur.is_empty() || groups.is_empty() {
             groups.push(cur);
         }
+        if children_are_nodes {
+            tree.separate(&groups)?;
+        }
         let mut numbers = Vec::with_capacity(groups.len());
         for _ in 0..groups.len() {
             numbers.push(tree.alloc()?);
@@ -758,6 +783,7 @@ pub fn build_index(
             return Ok((numbers[0], tree.pages));
         }
         level = up;
+        children_are_nodes = !leaf;
         leaf = false;
     }
 }

@@ -110,6 +110,20 @@ pub(super) fn check(store: &VecStore, layout: &Layout, root: u32, model: &Model)
                 "node {n} with several children and no tail"
             );
         }
+        // node children are linked only among themselves, in order
+        let numbers: Vec<u32> = children.iter().map(|c| c.1).collect();
+        for (i, &c) in numbers.iter().enumerate() {
+            let cp = read_index_page(src, layout, c, TDEF).unwrap();
+            if !cp.leaf {
+                let prev = if i == 0 { 0 } else { numbers[i - 1] };
+                let next = numbers.get(i + 1).copied().unwrap_or(0);
+                assert_eq!(
+                    (cp.prev, cp.next),
+                    (prev, next),
+                    "links of node {c} under {n}"
+                );
+            }
+        }
         let mut last = None;
         for (sep, c) in children {
             let got = visit(src, layout, c, depth + 1, leaves);
