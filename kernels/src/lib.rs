@@ -26,6 +26,7 @@
 
 pub mod bytes;
 pub mod index_entry;
+pub mod index_page;
 pub mod journal;
 pub mod lval;
 pub mod range;

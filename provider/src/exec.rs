@@ -55,6 +55,7 @@ fn stream_of(
 #[derive(Debug)]
 pub struct JetScanExec {
     table: Table,
+    db: Database,
     projection: Option<Vec<usize>>,
     limit: Option<usize>,
     ranges: Vec<Range<u32>>,
@@ -66,13 +67,12 @@ pub struct JetScanExec {
 }
 
 impl JetScanExec {
-    /// A scan of `table` in at most `partitions` partitions. The scan reads
-    /// through `table`; `_db` (its database) is no longer needed since each
-    /// partition counts its own page reads, and is kept so callers need not
-    /// change.
+    /// A scan of `table` (of database `db`) in at most `partitions`
+    /// partitions; each partition counts its own page reads. The database is
+    /// kept for the index plans that may replace this scan.
     pub fn try_new(
         table: Table,
-        _db: Database,
+        db: Database,
         projection: Option<Vec<usize>>,
         limit: Option<usize>,
         partitions: usize,
@@ -100,6 +100,7 @@ impl JetScanExec {
         let props = properties(schema.clone(), ranges.len());
         Ok(JetScanExec {
             table,
+            db,
             projection,
             limit,
             ranges,

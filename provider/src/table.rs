@@ -126,6 +126,7 @@ fn show(v: &KeyValue) -> String {
             b.iter().map(|x| format!("{x:02x}")).collect::<String>()
         ),
         KeyValue::Guid(g) => g.clone(),
+        KeyValue::Text(t) => format!("{t:?}"),
     }
 }
 

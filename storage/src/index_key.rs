@@ -510,7 +510,8 @@ fn stored_range(
                 .and_then(|(lo, hi)| pair(numeric_raw(lo), numeric_raw(hi)))
         }
         (JetType::Binary, KeyValue::Bytes(b)) => same(b.clone()),
-        (JetType::Guid, KeyValue::Guid(s)) => match parse_guid(s) {
+        // a GUID column's Arrow values are strings
+        (JetType::Guid, KeyValue::Guid(s) | KeyValue::Text(s)) => match parse_guid(s) {
             Some(raw) => same(raw.to_vec()),
             None => None,
         },

@@ -565,3 +565,107 @@ fn bad_index_pages_are_typed_errors() {
     b[area + first_end - 4..area + first_end].copy_from_slice(&first_data_page.to_be_bytes());
     assert!(walk_err(b), "child pointer to a data page");
 }
+
+/// A text equality seek finds the rows Access's collation calls equal:
+/// case and trailing spaces do not count, so the seek is a superset the
+/// provider re-checks ([`jet_storage::index_key::seek_fidelity`]), and a
+/// text range is refused rather than seeked in the wrong order.
+#[test]
+fn text_equality_seeks_are_case_insensitive_supersets() {
+    use jet_storage::ScanOptions;
+    use jet_storage::index_key::{KeyValue, first_column_bounds, seek_fidelity};
+    let Some(root) = corpus() else { return };
+    let db = Database::open(root.join("mdbtools/nwind.mdb"), OpenOptions::default()).unwrap();
+    let t = db.table("Customers").unwrap();
+    let marks = t.bookmarks().unwrap();
+    let ids: Vec<String> = {
+        let batches: Vec<_> = t
+            .scan(ScanOptions::default())
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+        let ci = t
+            .def()
+            .columns
+            .iter()
+            .position(|c| c.name == "CustomerID")
+            .unwrap();
+        batches
+            .iter()
+            .flat_map(|b| {
+                let a = b
+                    .column(ci)
+                    .as_any()
+                    .downcast_ref::<arrow_array::StringArray>()
+                    .unwrap()
+                    .clone();
+                (0..arrow_array::Array::len(&a)).map(move |i| a.value(i).to_string())
+            })
+            .collect()
+    };
+    let (n, real) = t
+        .def()
+        .real_indexes
+        .iter()
+        .enumerate()
+        .find(|(_, r)| {
+            r.key.len() == 1
+                && t.def()
+                    .columns
+                    .iter()
+                    .any(|c| c.col_num == r.key[0].0 && c.name == "CustomerID")
+        })
+        .expect("an index on CustomerID");
+    let col = t
+        .def()
+        .columns
+        .iter()
+        .find(|c| c.col_num == real.key[0].0)
+        .unwrap();
+    assert!(!seek_fidelity(col).equality_exact && !seek_fidelity(col).order_matches_arrow);
+    let idx = t.index(n).unwrap();
+    let mut checked = 0;
+    for (i, id) in ids.iter().enumerate() {
+        for literal in [id.clone(), id.to_lowercase(), format!("{id}  ")] {
+            let v = KeyValue::Text(literal.clone());
+            let (lo, hi) = first_column_bounds(
+                col,
+                real.key[0].1,
+                Bound::Included(&v),
+                Bound::Included(&v),
+                db.version(),
+            )
+            .unwrap()
+            .unwrap();
+            let got: Vec<Bookmark> = idx
+                .seek(
+                    lo.as_ref().map(|x| x.as_slice()),
+                    hi.as_ref().map(|x| x.as_slice()),
+                    KeyMatch::Prefix,
+                )
+                .unwrap()
+                .into_iter()
+                .map(|e| e.bookmark)
+                .collect();
+            assert_eq!(
+                got,
+                vec![marks[i]],
+                "seek {literal:?} finds {id:?} (and only it)"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 200);
+    let a = KeyValue::Text("A".into());
+    let b = KeyValue::Text("B".into());
+    assert!(
+        first_column_bounds(
+            col,
+            real.key[0].1,
+            Bound::Included(&a),
+            Bound::Included(&b),
+            db.version()
+        )
+        .is_err()
+    );
+}

@@ -15,8 +15,16 @@
 //!
 //! The codes were established from the rules Jackcess documents and checked
 //! against the key bytes Access wrote in the corpus (see
-//! `tests/tests/indexes.rs`). Characters outside the tables below are
-//! refused ([`super::KeyError::UnknownChar`]); no key is ever guessed.
+//! `tests/tests/indexes.rs`): every Access 97 byte value that occurs there
+//! (218 distinct characters: printable ASCII, tab / LF / CR, Latin-1
+//! U+00A1–U+00FF and the Windows-1252 specials) and, for Legacy / General,
+//! 42 ASCII characters and 80 supplementary characters (surrogate pairs)
+//! re-encode byte for byte. The Legacy / General rows for the remaining
+//! ASCII punctuation and the Latin-1 letters follow the same documented
+//! rules but have no corpus key to confirm them. Characters outside the
+//! tables below (Latin-1 symbols in Legacy / General, everything above
+//! U+00FF there except surrogates) are refused
+//! ([`super::KeyError::UnknownChar`]); no key is ever guessed.
 //!
 //! All three collations are case-insensitive in their primary codes (upper
 //! and lower case letters share a code and no case information is kept), and

@@ -25,6 +25,9 @@ use crate::format::{Layout, page_type};
 use crate::image::PageStore;
 use crate::index::{Bookmark, decode_index_page};
 use jet_kernels::index_entry::compare_entries;
+use jet_kernels::index_page::{
+    admit_entry_area, common_prefix_len, mask_position, max_entry_area, stored_entry_len,
+};
 use std::cmp::Ordering;
 
 /// Deepest tree the writer descends before refusing (as the reader).
@@ -123,45 +126,49 @@ struct Node {
 
 /// Bytes an index page offers for entries.
 pub fn entry_area_len(layout: &Layout) -> usize {
-    let start = layout.index_entry_mask + layout.index_entry_mask_len;
-    let area = layout.page_size.saturating_sub(start);
-    // an entry may end at most at the last bit of the bitmap
-    area.min((layout.index_entry_mask_len * 8).saturating_sub(1))
+    max_entry_area(
+        layout.page_size,
+        area_start(layout),
+        layout.index_entry_mask_len,
+    )
+}
+
+/// Offset of the entry area: after the entry bitmap.
+fn area_start(layout: &Layout) -> usize {
+    layout.index_entry_mask + layout.index_entry_mask_len
 }
 
 fn pointers_len(leaf: bool) -> usize {
     if leaf { 4 } else { 8 }
 }
 
-/// Length of the prefix shared by `a` and `b`.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
-}
-
 /// The shared prefix length of a page holding `items` (the tail child of a
-/// node is not written, so it does not take part).
-fn page_prefix(items: &[Item]) -> usize {
+/// node is not written, so it does not take part), capped at what the
+/// header field holds (one byte in Jet3, two in Jet4+).
+fn page_prefix(layout: &Layout, items: &[Item]) -> usize {
+    let cap = if layout.page_size == 2048 {
+        usize::from(u8::MAX)
+    } else {
+        usize::from(u16::MAX)
+    };
     match (items.first(), items.last()) {
-        (Some(f), Some(l)) => common_prefix(&f.key, &l.key),
+        (Some(f), Some(l)) => common_prefix_len(&f.key, &l.key).min(cap),
         _ => 0,
     }
 }
 
-/// Bytes the written entries of `items` take on a page.
-fn written_len(items: &[Item], leaf: bool) -> usize {
-    let prefix = page_prefix(items);
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, it)| {
-            let k = if i == 0 {
-                it.key.len()
-            } else {
-                it.key.len().saturating_sub(prefix)
-            };
-            k + pointers_len(leaf)
-        })
-        .sum()
+/// Bytes the written entries of `items` take on a page (`usize::MAX` when
+/// a length is refused, which no page admits).
+fn written_len(layout: &Layout, items: &[Item], leaf: bool) -> usize {
+    let prefix = page_prefix(layout, items);
+    let mut total = 0usize;
+    for (i, it) in items.iter().enumerate() {
+        match stored_entry_len(it.key.len(), pointers_len(leaf), prefix, i == 0) {
+            Ok(n) => total = total.saturating_add(n),
+            Err(_) => return usize::MAX,
+        }
+    }
+    total
 }
 
 /// The items of `node` that are written as entries, and its tail page.
@@ -175,14 +182,14 @@ fn written(node: &Node) -> (&[Item], u32) {
 /// Whether `node` fits one page.
 fn fits(layout: &Layout, node: &Node) -> bool {
     let (items, _) = written(node);
-    written_len(items, node.leaf) <= entry_area_len(layout)
+    written_len(layout, items, node.leaf) <= entry_area_len(layout)
 }
 
 /// Encodes `node` as page bytes owned by `tdef_page`.
 fn encode(layout: &Layout, tdef_page: u32, node: &Node) -> Result<Vec<u8>, IndexWriteError> {
     let (items, tail) = written(node);
     let max = entry_area_len(layout);
-    let used = written_len(items, node.leaf);
+    let used = written_len(layout, items, node.leaf);
     if used > max {
         return Err(IndexWriteError::EntryTooLarge { len: used, max });
     }
@@ -193,14 +200,20 @@ fn encode(layout: &Layout, tdef_page: u32, node: &Node) -> Result<Vec<u8>, Index
         page_type::INDEX_NODE
     };
     p[1] = 0x01;
-    let area_start = layout.index_entry_mask + layout.index_entry_mask_len;
-    let free = layout.page_size - area_start - used;
-    p[2..4].copy_from_slice(&u16::try_from(free).unwrap_or(0).to_le_bytes());
+    let area_start = area_start(layout);
+    let free = admit_entry_area(
+        layout.page_size,
+        area_start,
+        layout.index_entry_mask_len,
+        used,
+    )
+    .map_err(|_| IndexWriteError::EntryTooLarge { len: used, max })?;
+    p[2..4].copy_from_slice(&free.to_le_bytes());
     p[4..8].copy_from_slice(&tdef_page.to_le_bytes());
     p[layout.index_prev..layout.index_prev + 4].copy_from_slice(&node.prev.to_le_bytes());
     p[layout.index_next..layout.index_next + 4].copy_from_slice(&node.next.to_le_bytes());
     p[layout.index_tail..layout.index_tail + 4].copy_from_slice(&tail.to_le_bytes());
-    let prefix = page_prefix(items);
+    let prefix = page_prefix(layout, items);
     if layout.page_size == 2048 {
         p[layout.index_prefix_len] = u8::try_from(prefix).unwrap_or(u8::MAX);
     } else {
@@ -225,8 +238,9 @@ fn encode(layout: &Layout, tdef_page: u32, node: &Node) -> Result<Vec<u8>, Index
             p[at + 4..at + 8].copy_from_slice(&it.child.to_be_bytes());
         }
         pos += k.len() + pointers_len(node.leaf);
-        let bit = layout.index_entry_mask + pos / 8;
-        p[bit] |= 1 << (pos % 8);
+        let (byte, bit) = mask_position(layout.index_entry_mask_len, pos)
+            .map_err(|_| IndexWriteError::EntryTooLarge { len: used, max })?;
+        p[layout.index_entry_mask + byte] |= bit;
     }
     Ok(p)
 }
@@ -401,6 +415,19 @@ impl Tree<'_> {
         Ok(())
     }
 
+    /// Node pages are linked prev/next only among the children of one
+    /// parent (leaves across their whole level): where `pieces` of a page's
+    /// children go to different parents, cut the links between them.
+    fn separate(&mut self, pieces: &[Vec<Item>]) -> Result<(), IndexWriteError> {
+        for w in pieces.windows(2) {
+            if let (Some(a), Some(b)) = (w[0].last(), w[1].first()) {
+                self.set_link(a.child, false, 0)?;
+                self.set_link(b.child, true, 0)?;
+            }
+        }
+        Ok(())
+    }
+
     fn alloc(&mut self) -> Result<u32, IndexWriteError> {
         let n = self.store.append()?;
         self.pages.allocated.push(n);
@@ -444,7 +471,11 @@ impl Tree<'_> {
     fn settle(&mut self, mut path: Vec<(Node, usize)>) -> Result<(), IndexWriteError> {
         // replacement items for the child slot of the level above
         let mut replacement: Option<Vec<Item>> = None;
+        // levels above the leaves: from 2 on, a node's children are nodes
+        let mut level = 0usize;
         while let Some((mut node, slot)) = path.pop() {
+            level += 1;
+            let children_are_nodes = level > 2;
             if let Some(items) = replacement.take() {
                 node.items.splice(slot..=slot, items);
             }
@@ -471,6 +502,9 @@ impl Tree<'_> {
                 continue;
             }
             let mut pieces = self.split_items(&node);
+            if children_are_nodes {
+                self.separate(&pieces)?;
+            }
             if is_root {
                 // the root keeps its number: every piece moves to a new page
                 let mut numbers = Vec::with_capacity(pieces.len());
@@ -701,6 +735,8 @@ pub fn build_index(
         })
         .collect();
     let mut leaf = true;
+    // whether the pages of the level below are node pages
+    let mut children_are_nodes = false;
     loop {
         // pack greedily: add items while the page still fits
         let mut groups: Vec<Vec<Item>> = Vec::new();
@@ -723,6 +759,9 @@ pub fn build_index(
         if !cur.is_empty() || groups.is_empty() {
             groups.push(cur);
         }
+        if children_are_nodes {
+            tree.separate(&groups)?;
+        }
         let mut numbers = Vec::with_capacity(groups.len());
         for _ in 0..groups.len() {
             numbers.push(tree.alloc()?);
@@ -744,6 +783,7 @@ pub fn build_index(
             return Ok((numbers[0], tree.pages));
         }
         level = up;
+        children_are_nodes = !leaf;
         leaf = false;
     }
 }

@@ -59,6 +59,8 @@ impl PageStore for VecStore {
 }
 
 type Model = BTreeSet<(Vec<u8>, Bookmark)>;
+/// A node's child: its separator (none for the tail) and page.
+type Child = (Option<(Vec<u8>, Bookmark)>, u32);
 
 /// Checks the whole tree against the model: every page decodes, node
 /// entries carry their subtree's last entry, the leaf chain links every leaf
@@ -93,7 +95,7 @@ pub(super) fn check(store: &VecStore, layout: &Layout, root: u32, model: &Model)
             leaves.push((n, depth));
             return p.entries.last().map(|e| (e.key.clone(), e.bookmark));
         }
-        let mut children: Vec<(Option<(Vec<u8>, Bookmark)>, u32)> = p
+        let mut children: Vec<Child> = p
             .entries
             .iter()
             .map(|e| (Some((e.key.clone(), e.bookmark)), e.child.unwrap()))
@@ -107,6 +109,20 @@ pub(super) fn check(store: &VecStore, layout: &Layout, root: u32, model: &Model)
                 1,
                 "node {n} with several children and no tail"
             );
+        }
+        // node children are linked only among themselves, in order
+        let numbers: Vec<u32> = children.iter().map(|c| c.1).collect();
+        for (i, &c) in numbers.iter().enumerate() {
+            let cp = read_index_page(src, layout, c, TDEF).unwrap();
+            if !cp.leaf {
+                let prev = if i == 0 { 0 } else { numbers[i - 1] };
+                let next = numbers.get(i + 1).copied().unwrap_or(0);
+                assert_eq!(
+                    (cp.prev, cp.next),
+                    (prev, next),
+                    "links of node {c} under {n}"
+                );
+            }
         }
         let mut last = None;
         for (sep, c) in children {
@@ -314,4 +330,68 @@ fn delete_of_a_missing_entry_is_refused() {
         Err(IndexWriteError::NotFound { .. })
     ));
     assert!(key_exists(&store, layout, root, TDEF, &[0x7F, 1]).unwrap());
+}
+
+#[test]
+fn jet3_prefix_longer_than_its_one_byte_field_is_capped() {
+    let layout = JetVersion::Jet3.layout();
+    let mut store = VecStore::new(layout.page_size);
+    let (root, _) = build_index(&mut store, layout, TDEF, &[]).unwrap();
+    let mut model = Model::new();
+    for i in 0..12u8 {
+        let mut k = vec![0x7F; 300];
+        k.push(i);
+        let bm = Bookmark { page: 7, row: i };
+        insert_entry(&mut store, layout, root, TDEF, &k, bm.page, bm.row).unwrap();
+        model.insert((k, bm));
+    }
+    check(&store, layout, root, &model);
+    let p = read_index_page(&store.source(), layout, root, TDEF).unwrap();
+    let leaf = if p.leaf {
+        root
+    } else {
+        p.entries[0].child.unwrap()
+    };
+    let raw_leaf = store.read(leaf).unwrap();
+    assert_eq!(raw_leaf[layout.index_prefix_len], 255);
+}
+
+mod prop {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        /// Any sequence of inserts and deletes (deletes pick an existing
+        /// entry by position) leaves a tree equal to the model, on both page
+        /// sizes, with keys long enough to split nodes as well as leaves.
+        #[test]
+        fn any_sequence_keeps_the_tree_exact(
+            jet3 in any::<bool>(),
+            ops in proptest::collection::vec(
+                (any::<bool>(), proptest::collection::vec(0u8..3, 1..160), 0u32..40, 0u8..3, any::<u16>()),
+                1..260,
+            ),
+        ) {
+            let layout = if jet3 { JetVersion::Jet3.layout() } else { JetVersion::Jet4.layout() };
+            let mut store = VecStore::new(layout.page_size);
+            let (root, _) = build_index(&mut store, layout, TDEF, &[]).unwrap();
+            let mut model = Model::new();
+            for (insert, tail, page, row, pick) in ops {
+                if insert || model.is_empty() {
+                    let mut key = vec![0x7F];
+                    key.extend(tail);
+                    let bm = Bookmark { page: page + 3, row };
+                    if model.insert((key.clone(), bm)) {
+                        insert_entry(&mut store, layout, root, TDEF, &key, bm.page, bm.row).unwrap();
+                    }
+                } else {
+                    let victim = model.iter().nth(usize::from(pick) % model.len()).cloned().unwrap();
+                    model.remove(&victim);
+                    delete_entry(&mut store, layout, root, TDEF, &victim.0, victim.1.page, victim.1.row).unwrap();
+                }
+            }
+            check(&store, layout, root, &model);
+        }
+    }
 }
