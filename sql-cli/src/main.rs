@@ -61,6 +61,12 @@ enum Cmd {
         #[arg(long)]
         limit: Option<usize>,
     },
+    /// Recover a database after a crash: roll back or finish the
+    /// transaction its journal (`FILE.jetjournal`) records.
+    Recover {
+        /// Database file.
+        file: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -194,6 +200,10 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     w.write(&b?)?;
                 }
             }
+        }
+        Cmd::Recover { file } => {
+            let outcome = jet_storage::journal::recover(&file)?;
+            writeln!(out, "{}: {outcome:?}", file.display())?;
         }
     }
     out.flush()?;
