@@ -12,8 +12,8 @@
 
 use jet_storage::index::Direction;
 use jet_storage::journal::journal_path;
-use jet_storage::{Database, OpenOptions, ScanOptions};
 use jet_storage::journal::sim::SimRng;
+use jet_storage::{Database, OpenOptions, ScanOptions};
 use jet_tests::crash::synthetic_transaction;
 use jet_tests::{corpus, require_mdb_export, run_mdb_export};
 use std::collections::{BTreeMap, HashSet};
@@ -23,7 +23,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn kills() -> u64 {
-    if let Some(n) = std::env::var("JET_CRASH_KILLS").ok().and_then(|v| v.parse().ok()) {
+    if let Some(n) = std::env::var("JET_CRASH_KILLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         return n;
     }
     if std::env::var("JET_CRASH_LONG").is_ok_and(|v| v == "1") {
@@ -49,18 +52,40 @@ fn exports(prog: &Path, file: &Path, tables: &[String]) -> BTreeMap<String, Vec<
 fn consistency(db: &Database, ctx: &str) -> usize {
     let mut rows = 0;
     for name in db.table_names() {
-        let t = db.table(&name).unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"));
-        for b in t.scan(ScanOptions::default()).unwrap_or_else(|e| panic!("{ctx}: {name}: {e}")) {
-            rows += b.unwrap_or_else(|e| panic!("{ctx}: {name}: {e}")).num_rows();
+        let t = db
+            .table(&name)
+            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"));
+        for b in t
+            .scan(ScanOptions::default())
+            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"))
+        {
+            rows += b
+                .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"))
+                .num_rows();
         }
-        let live: HashSet<_> = t.bookmarks().unwrap_or_else(|e| panic!("{ctx}: {name}: {e}")).into_iter().collect();
+        let live: HashSet<_> = t
+            .bookmarks()
+            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"))
+            .into_iter()
+            .collect();
         for n in 0..t.def().real_indexes.len() {
-            let idx = t.index(n).unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"));
+            let idx = t
+                .index(n)
+                .unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"));
             let mut seen = HashSet::new();
-            for e in idx.walk(Direction::Forward).unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}")) {
+            for e in idx
+                .walk(Direction::Forward)
+                .unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"))
+            {
                 let e = e.unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"));
-                assert!(live.contains(&e.bookmark), "{ctx}: {name} index {n}: entry for a dead row");
-                assert!(seen.insert(e.bookmark), "{ctx}: {name} index {n}: duplicate entry");
+                assert!(
+                    live.contains(&e.bookmark),
+                    "{ctx}: {name} index {n}: entry for a dead row"
+                );
+                assert!(
+                    seen.insert(e.bookmark),
+                    "{ctx}: {name} index {n}: duplicate entry"
+                );
             }
         }
     }
@@ -70,7 +95,9 @@ fn consistency(db: &Database, ctx: &str) -> usize {
 #[test]
 fn sigkill_at_random_moments_leaves_old_or_new() {
     let Some(dir) = corpus() else { return };
-    let Some((prog, _)) = require_mdb_export() else { return };
+    let Some((prog, _)) = require_mdb_export() else {
+        return;
+    };
     let base_path = dir.join("jackcess/V2000/indexTestV2000.mdb");
     let base = std::fs::read(&base_path).unwrap();
     let work = std::env::temp_dir().join(format!("jet-crash-kill-{}", std::process::id()));
@@ -80,9 +107,14 @@ fn sigkill_at_random_moments_leaves_old_or_new() {
     std::fs::write(&db_path, &base).unwrap();
     let seed = 42u64;
 
-    let tables = Database::open(&db_path, OpenOptions::default()).unwrap().table_names();
+    let tables = Database::open(&db_path, OpenOptions::default())
+        .unwrap()
+        .table_names();
     let base_exports = exports(&prog, &db_path, &tables);
-    let base_rows = consistency(&Database::open(&db_path, OpenOptions::default()).unwrap(), "base");
+    let base_rows = consistency(
+        &Database::open(&db_path, OpenOptions::default()).unwrap(),
+        "base",
+    );
 
     // the file holds image `k` (k transactions applied); `cur` is it
     let mut k = 0u64;
@@ -111,18 +143,37 @@ fn sigkill_at_random_moments_leaves_old_or_new() {
         child.kill().unwrap(); // SIGKILL
         let status = child.wait().unwrap();
         let mut out = String::new();
-        child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
         let mut err = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-        assert!(status.code().is_none(), "round {round}: child exited by itself ({status}): {err}");
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert!(
+            status.code().is_none(),
+            "round {round}: child exited by itself ({status}): {err}"
+        );
         let committed = out.lines().filter(|l| l.starts_with("committed ")).count() as u64;
         total_commits += committed;
-        let ctx = format!("round {round} (after {wait} ms, {committed} commits reported, from transaction {k})");
+        let ctx = format!(
+            "round {round} (after {wait} ms, {committed} commits reported, from transaction {k})"
+        );
 
         // open: recovery runs
         let had_journal = journal_path(&db_path).exists();
-        let db = Database::open(&db_path, OpenOptions::default()).unwrap_or_else(|e| panic!("{ctx}: open: {e}"));
-        assert!(!journal_path(&db_path).exists(), "{ctx}: journal left after open");
+        let db = Database::open(&db_path, OpenOptions::default())
+            .unwrap_or_else(|e| panic!("{ctx}: open: {e}"));
+        assert!(
+            !journal_path(&db_path).exists(),
+            "{ctx}: journal left after open"
+        );
         let rows = consistency(&db, &ctx);
         assert_eq!(rows, base_rows, "{ctx}: row count changed");
         drop(db);
@@ -137,7 +188,11 @@ fn sigkill_at_random_moments_leaves_old_or_new() {
             let ch = synthetic_transaction(&base, &cur, seed, k, false);
             let mut next = cur.clone();
             ch.apply_to(&mut next).unwrap();
-            assert!(now == next, "{ctx}: the file is neither image {k} nor image {}", k + 1);
+            assert!(
+                now == next,
+                "{ctx}: the file is neither image {k} nor image {}",
+                k + 1
+            );
             cur = next;
             k += 1;
             forward += u64::from(had_journal);
@@ -146,7 +201,11 @@ fn sigkill_at_random_moments_leaves_old_or_new() {
         }
         mid += u64::from(had_journal);
         // mdbtools reads it, and sees the same tables as in the original
-        assert_eq!(exports(&prog, &db_path, &tables), base_exports, "{ctx}: mdb-export output differs");
+        assert_eq!(
+            exports(&prog, &db_path, &tables),
+            base_exports,
+            "{ctx}: mdb-export output differs"
+        );
     }
     println!(
         "{n} SIGKILLs: {total_commits} commits reported, file at transaction {k}; {mid} kills left a journal ({back} recovered to O, {forward} to C); {:.1?}",
