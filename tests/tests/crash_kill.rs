@@ -213,3 +213,60 @@ fn sigkill_at_random_moments_leaves_old_or_new() {
     );
     std::fs::remove_dir_all(&work).unwrap();
 }
+
+/// While a writer process holds the database, a reader in this process
+/// waits and then refuses with a typed `Locked` error (it never reads a
+/// half-written transaction); the Access lock file exists meanwhile. After
+/// the writer dies, the reader opens (recovering first).
+#[test]
+fn readers_in_another_process_wait_then_refuse() {
+    let Some(dir) = corpus() else { return };
+    let base_path = dir.join("jackcess/V2000/indexTestV2000.mdb");
+    let base = std::fs::read(&base_path).unwrap();
+    let work = std::env::temp_dir().join(format!("jet-crash-lock-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let db_path = work.join("lock.mdb");
+    std::fs::write(&db_path, &base).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crash_child"))
+        .arg(&db_path)
+        .arg(&base_path)
+        .arg("5")
+        .arg("0")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // wait for the first commit: the writer holds the lock from then on
+    let mut first = [0u8; 10];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    assert_eq!(&first, b"committed ");
+    assert!(
+        work.join("lock.ldb").exists(),
+        "the Access lock file exists"
+    );
+    let t = Instant::now();
+    let err = Database::open(&db_path, OpenOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            jet_storage::Error::Journal(jet_storage::JournalError::Locked { .. })
+        ),
+        "{err}"
+    );
+    assert!(
+        t.elapsed() >= Duration::from_secs(1),
+        "the reader waited first"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let db = Database::open(&db_path, OpenOptions::default()).unwrap();
+    consistency(&db, "after the writer died");
+    drop(db);
+    std::fs::remove_dir_all(&work).unwrap();
+}
