@@ -802,7 +802,19 @@ mod tests {
         let _ = f.commit(&changes(2048, 7, 3, &[1]));
         let live = f.storage().live_disk();
         std::fs::write(&path, &live.db).unwrap();
-        std::fs::write(journal_path(&path), live.journal.unwrap()).unwrap();
+        let good = live.journal.clone().unwrap();
+        // damaged: Database::open refuses and leaves both files as they are
+        let mut bad = good.clone();
+        bad[HEADER_RECORD_LEN + 50] ^= 0x10;
+        std::fs::write(journal_path(&path), &bad).unwrap();
+        let err = crate::Database::open(&path, crate::OpenOptions::default()).unwrap_err();
+        assert!(
+            matches!(err, Error::Journal(JournalError::Corrupt { .. })),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), live.db);
+        assert_eq!(std::fs::read(journal_path(&path)).unwrap(), bad);
+        std::fs::write(journal_path(&path), good).unwrap();
         assert!(matches!(
             recover(&path).unwrap(),
             RecoveryOutcome::RolledBack { .. }
