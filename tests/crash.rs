@@ -3,16 +3,20 @@
 //! real database images, and the fault-injection harness that takes any
 //! (O, [`ImageChanges`]) pair.
 
+use jet_storage::CommitTarget;
 use jet_storage::ImageChanges;
 use jet_storage::journal::sim::{SimDisk, SimRng, SimStorage};
 use jet_storage::journal::{JournaledFile, recover_storage};
-use jet_storage::CommitTarget;
 use std::collections::BTreeMap;
 
 /// Page size of a database image from its version byte (0x14): 2048 for
 /// Jet3, 4096 otherwise.
 pub fn page_size_of(image: &[u8]) -> usize {
-    if image.get(0x14) == Some(&0) { 2048 } else { 4096 }
+    if image.get(0x14) == Some(&0) {
+        2048
+    } else {
+        4096
+    }
 }
 
 /// The free space of a data page (type 0x01): the bytes between the end of
@@ -23,7 +27,10 @@ pub fn data_page_free_space(page: &[u8], jet3: bool) -> Option<std::ops::Range<u
         return None;
     }
     let (count_at, table_at) = if jet3 { (8, 10) } else { (12, 14) };
-    let rows = usize::from(u16::from_le_bytes([*page.get(count_at)?, *page.get(count_at + 1)?]));
+    let rows = usize::from(u16::from_le_bytes([
+        *page.get(count_at)?,
+        *page.get(count_at + 1)?,
+    ]));
     let table_end = table_at + 2 * rows;
     let mut lowest = page.len();
     for r in 0..rows {
@@ -47,7 +54,13 @@ pub fn data_page_free_space(page: &[u8], jet3: bool) -> Option<std::ops::Range<u
 ///   (pages saved before the cut), the rest keep the length;
 /// - now and then rewrites the last bytes of page 0's header area that no
 ///   reader uses (`page0` = true).
-pub fn synthetic_transaction(base: &[u8], cur: &[u8], seed: u64, i: u64, page0: bool) -> ImageChanges {
+pub fn synthetic_transaction(
+    base: &[u8],
+    cur: &[u8],
+    seed: u64,
+    i: u64,
+    page0: bool,
+) -> ImageChanges {
     let ps = page_size_of(base);
     let jet3 = ps == 2048;
     let mut rng = SimRng::new(seed ^ i.wrapping_mul(0x2545_F491_4F6C_DD1D));
@@ -120,7 +133,12 @@ pub struct CrashReport {
 /// Recovers `disk` as an open would, crashing during recovery at random
 /// points up to four times, and returns the recovered database image.
 /// Panics (naming `ctx`) when recovery refuses a state a crash produced.
-fn recover_with_crashes(mut disk: SimDisk, rng: &mut SimRng, rep: &mut CrashReport, ctx: &str) -> Vec<u8> {
+fn recover_with_crashes(
+    mut disk: SimDisk,
+    rng: &mut SimRng,
+    rep: &mut CrashReport,
+    ctx: &str,
+) -> Vec<u8> {
     for attempt in 0..5 {
         let mut s = SimStorage::from_disk(&disk);
         let crash = attempt < 4 && rng.below(2) == 0;
@@ -133,7 +151,10 @@ fn recover_with_crashes(mut disk: SimDisk, rng: &mut SimRng, rep: &mut CrashRepo
                 assert_eq!(live.journal, None, "{ctx}: recovery left a journal");
                 // recovery ends with everything durable
                 let again = s.crash_disk(rng);
-                assert_eq!(again, live, "{ctx}: recovery returned before its work was durable");
+                assert_eq!(
+                    again, live,
+                    "{ctx}: recovery returned before its work was durable"
+                );
                 return live.db;
             }
             Err(_) if s.crashed() => {
@@ -154,7 +175,13 @@ fn recover_with_crashes(mut disk: SimDisk, rng: &mut SimRng, rep: &mut CrashRepo
 /// is recovered (itself crashing at random points) and must be exactly O
 /// or exactly C — C whenever the commit returned `Ok`. Panics on the first
 /// violation, naming the step and the subset.
-pub fn crash_check(name: &str, o: &[u8], changes: &ImageChanges, subsets: u64, seed: u64) -> CrashReport {
+pub fn crash_check(
+    name: &str,
+    o: &[u8],
+    changes: &ImageChanges,
+    subsets: u64,
+    seed: u64,
+) -> CrashReport {
     let mut c = o.to_vec();
     changes.apply_to(&mut c).expect("valid changes");
     let mut rep = CrashReport::default();
@@ -169,9 +196,15 @@ pub fn crash_check(name: &str, o: &[u8], changes: &ImageChanges, subsets: u64, s
         s.crash_after(Some(k));
         let mut f = JournaledFile::with_storage(s).expect("open");
         let returned_ok = f.commit(changes).is_ok();
-        assert!(returned_ok || k < rep.steps, "{name}: commit failed without a crash");
+        assert!(
+            returned_ok || k < rep.steps,
+            "{name}: commit failed without a crash"
+        );
         for n in 0..subsets {
-            let ctx = format!("{name}: crash at step {k}/{}, subset {n} (seed {seed})", rep.steps);
+            let ctx = format!(
+                "{name}: crash at step {k}/{}, subset {n} (seed {seed})",
+                rep.steps
+            );
             let disk = f.storage().crash_disk(&mut rng);
             let out = recover_with_crashes(disk, &mut rng, &mut rep, &ctx);
             rep.states += 1;
@@ -182,7 +215,10 @@ pub fn crash_check(name: &str, o: &[u8], changes: &ImageChanges, subsets: u64, s
             } else if out == o {
                 panic!("{ctx}: commit returned Ok but recovery gave O");
             } else {
-                let first = out.iter().zip(if out.len() == c.len() { &c } else { o }).position(|(a, b)| a != b);
+                let first = out
+                    .iter()
+                    .zip(if out.len() == c.len() { &c } else { o })
+                    .position(|(a, b)| a != b);
                 panic!(
                     "{ctx}: outcome is neither O ({} bytes) nor C ({} bytes): {} bytes, first difference at {first:?}",
                     o.len(),

@@ -90,6 +90,12 @@ enum Command {
         #[arg(long, value_name = "PASSWORD")]
         password: Option<String>,
     },
+    /// Recover a database after a crash: roll back or finish the
+    /// transaction its journal (`FILE.jetjournal`) records.
+    Recover {
+        /// Database file.
+        file: PathBuf,
+    },
     #[command(flatten)]
     Storage(legacy::Cmd),
 }
@@ -165,6 +171,11 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             return Ok(());
         }
         Some(Command::Storage(cmd)) => return legacy::run(cmd).map_err(|e| e.to_string()),
+        Some(Command::Recover { file }) => {
+            let outcome = jet_storage::journal::recover(&file).map_err(|e| e.to_string())?;
+            println!("{}: {outcome:?}", file.display());
+            return Ok(());
+        }
         None => {}
     }
     let inputs = ordered_inputs(&cli, matches);
@@ -207,6 +218,10 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
         };
         if flow == shell::Flow::Quit {
             break;
+        }
+        Cmd::Recover { file } => {
+            let outcome = jet_storage::journal::recover(&file)?;
+            writeln!(out, "{}: {outcome:?}", file.display())?;
         }
     }
     Ok(())

@@ -171,7 +171,7 @@ impl Database {
             Backend::File => Box::new(FilePageSource::open(path, ps, opts.cache_pages)?),
             Backend::Mmap => Box::new(MmapPageSource::open(path, ps)?),
         };
-        Database::from_source(Some(path.to_path_buf()), header, src, Some(lock))
+        Database::from_source(Some(path.to_path_buf()), header, src, lock)
     }
 
     /// Opens an in-memory database image (tests, fuzzing).

@@ -16,10 +16,11 @@ use jet_tests::{corpus, skip_or_fail};
 use std::collections::BTreeMap;
 
 fn subsets() -> u64 {
-    if let Ok(v) = std::env::var("JET_CRASH_SUBSETS") {
-        if let Ok(n) = v.parse() {
-            return n;
-        }
+    if let Some(n) = std::env::var("JET_CRASH_SUBSETS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return n;
     }
     if std::env::var("JET_CRASH_LONG").is_ok_and(|v| v == "1") {
         1000
@@ -121,7 +122,10 @@ fn every_crash_recovers_to_old_or_new() {
                 "{rel} / {what}: {} steps, {} states ({} O, {} C), {} recovery crashes",
                 rep.steps, rep.states, rep.old, rep.new, rep.recovery_crashes
             );
-            assert!(rep.old > 0 && rep.new > 0, "{rel} / {what}: both outcomes occur");
+            assert!(
+                rep.old > 0 && rep.new > 0,
+                "{rel} / {what}: both outcomes occur"
+            );
             total.steps += rep.steps;
             total.states += rep.states;
             total.recovery_crashes += rep.recovery_crashes;

@@ -535,14 +535,22 @@ pub fn recover(path: impl AsRef<Path>) -> Result<RecoveryOutcome, JournalError> 
 /// opened from `path`; recovers first when a journal is present (taking
 /// the writer lock for that, so a journal being written by a live writer
 /// in another process is never touched: the opener waits, then refuses
-/// with [`JournalError::Locked`]).
-pub fn open_for_read(path: &Path, wait: Duration) -> Result<FileLock, JournalError> {
+/// with [`JournalError::Locked`]). `None` when the database does not exist
+/// (and no journal does): the opener reports that itself.
+pub fn open_for_read(path: &Path, wait: Duration) -> Result<Option<FileLock>, JournalError> {
+    let jpath = journal_path(path);
+    if !path.exists() {
+        if jpath.exists() {
+            return Err(JournalError::MissingDatabase { path: jpath });
+        }
+        return Ok(None);
+    }
     let shared = lock::lock(path, LockMode::Shared, wait)?;
-    if journal_path(path).exists() {
+    if jpath.exists() {
         let _writer = lock::lock(path, LockMode::Exclusive, wait)?;
         recover_storage(&mut FsStorage::new(path))?;
     }
-    Ok(shared)
+    Ok(Some(shared))
 }
 
 /// A database file written only through the journal: a [`CommitTarget`]
@@ -772,6 +780,16 @@ mod tests {
             f.commit(&ch).unwrap();
         }
         assert!(!AccessLockFile::path_for(&path).exists());
+        {
+            // readers and the writer of one process share the lock; a
+            // second writer of the same process is refused
+            let _w = JournaledFile::open(&path).unwrap();
+            let _r = lock::lock(&path, LockMode::Shared, Duration::ZERO).unwrap();
+            assert!(matches!(
+                JournaledFile::open(&path),
+                Err(JournalError::Locked { .. })
+            ));
+        }
         let mut c = o.clone();
         ch.apply_to(&mut c).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), c);
@@ -784,7 +802,19 @@ mod tests {
         let _ = f.commit(&changes(2048, 7, 3, &[1]));
         let live = f.storage().live_disk();
         std::fs::write(&path, &live.db).unwrap();
-        std::fs::write(journal_path(&path), live.journal.unwrap()).unwrap();
+        let good = live.journal.clone().unwrap();
+        // damaged: Database::open refuses and leaves both files as they are
+        let mut bad = good.clone();
+        bad[HEADER_RECORD_LEN + 50] ^= 0x10;
+        std::fs::write(journal_path(&path), &bad).unwrap();
+        let err = crate::Database::open(&path, crate::OpenOptions::default()).unwrap_err();
+        assert!(
+            matches!(err, Error::Journal(JournalError::Corrupt { .. })),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), live.db);
+        assert_eq!(std::fs::read(journal_path(&path)).unwrap(), bad);
+        std::fs::write(journal_path(&path), good).unwrap();
         assert!(matches!(
             recover(&path).unwrap(),
             RecoveryOutcome::RolledBack { .. }
