@@ -128,6 +128,20 @@ fn used(contents: &[(u16, Vec<u8>)]) -> usize {
 /// Lays out `contents` in slot order from the page end, keeping the page
 /// header; false (page unchanged) when they do not fit.
 fn rebuild(layout: &Layout, p: &mut [u8], contents: &[(u16, Vec<u8>)]) -> bool {
+    // Readers take a row's end from the slot before it (Access, Jackcess,
+    // mdbtools), so slot 0, when dropped, keeps one zero byte at the page
+    // end: an offset inside the page that is not also the last byte of the
+    // row after it.
+    let owned: Vec<(u16, Vec<u8>)>;
+    let contents = match contents.first() {
+        Some((flags, b)) if b.is_empty() => {
+            owned = std::iter::once((*flags, vec![0]))
+                .chain(contents[1..].iter().cloned())
+                .collect();
+            &owned[..]
+        }
+        _ => contents,
+    };
     let head = table_start(layout);
     if contents.len() > MAX_ROWS || head + used(contents) > p.len() {
         return false;
@@ -141,9 +155,7 @@ fn rebuild(layout: &Layout, p: &mut [u8], contents: &[(u16, Vec<u8>)]) -> bool {
     for (i, (flags, bytes)) in contents.iter().enumerate() {
         top -= bytes.len();
         p[top..top + bytes.len()].copy_from_slice(bytes);
-        // an empty (dropped) slot still needs an offset inside the page
-        let off = if top == p.len() { p.len() - 1 } else { top };
-        set_raw_slot(layout, p, i, flags | off as u16);
+        set_raw_slot(layout, p, i, flags | top as u16);
     }
     update_free_space(layout, p);
     true
