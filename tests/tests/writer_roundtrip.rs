@@ -50,7 +50,9 @@ fn kind() -> impl Strategy<Value = Kind> {
         Just(Kind::Memo),
         Just(Kind::Ole),
         Just(Kind::Guid),
-        (1u8..=28).prop_flat_map(|p| (Just(p), 0..=p)).prop_map(|(p, s)| Kind::Numeric(p, s)),
+        (1u8..=28)
+            .prop_flat_map(|p| (Just(p), 0..=p))
+            .prop_map(|(p, s)| Kind::Numeric(p, s)),
     ]
 }
 
@@ -65,7 +67,10 @@ fn spec_of(i: usize, k: &Kind) -> ColumnSpec {
         Kind::Single => ColumnSpec::new(&name, JetType::Single),
         Kind::Double => ColumnSpec::new(&name, JetType::Double),
         Kind::Date => ColumnSpec::new(&name, JetType::DateTime),
-        Kind::Binary(n) => ColumnSpec { size: *n, ..ColumnSpec::new(&name, JetType::Binary) },
+        Kind::Binary(n) => ColumnSpec {
+            size: *n,
+            ..ColumnSpec::new(&name, JetType::Binary)
+        },
         Kind::Text(n) => ColumnSpec::text(&name, *n),
         Kind::Memo => ColumnSpec::new(&name, JetType::Memo),
         Kind::Ole => ColumnSpec::new(&name, JetType::Ole),
@@ -105,33 +110,82 @@ fn long_len() -> impl Strategy<Value = usize> {
 }
 
 fn column_values(k: &Kind, n: usize) -> BoxedStrategy<ArrayRef> {
-    fn opt<T: std::fmt::Debug + Clone + 'static>(s: impl Strategy<Value = T> + 'static, n: usize) -> impl Strategy<Value = Vec<Option<T>>> {
+    fn opt<T: std::fmt::Debug + Clone + 'static>(
+        s: impl Strategy<Value = T> + 'static,
+        n: usize,
+    ) -> impl Strategy<Value = Vec<Option<T>>> {
         proptest::collection::vec(proptest::option::weighted(0.8, s), n)
     }
     match k.clone() {
-        Kind::Bool => proptest::collection::vec(any::<bool>(), n).prop_map(|v| Arc::new(BooleanArray::from(v)) as ArrayRef).boxed(),
-        Kind::Byte => opt(any::<u8>(), n).prop_map(|v| Arc::new(UInt8Array::from(v)) as ArrayRef).boxed(),
-        Kind::Int => opt(any::<i16>(), n).prop_map(|v| Arc::new(Int16Array::from(v)) as ArrayRef).boxed(),
-        Kind::Long => opt(any::<i32>(), n).prop_map(|v| Arc::new(Int32Array::from(v)) as ArrayRef).boxed(),
-        Kind::Money => opt(any::<i64>(), n)
-            .prop_map(|v| Arc::new(Decimal128Array::from(v.into_iter().map(|x| x.map(i128::from)).collect::<Vec<_>>()).with_precision_and_scale(19, 4).unwrap()) as ArrayRef)
+        Kind::Bool => proptest::collection::vec(any::<bool>(), n)
+            .prop_map(|v| Arc::new(BooleanArray::from(v)) as ArrayRef)
             .boxed(),
-        Kind::Single => opt(any::<f32>().prop_filter("no NaN", |f| !f.is_nan()), n).prop_map(|v| Arc::new(Float32Array::from(v)) as ArrayRef).boxed(),
-        Kind::Double => opt(any::<f64>().prop_filter("no NaN", |f| !f.is_nan()), n).prop_map(|v| Arc::new(Float64Array::from(v)) as ArrayRef).boxed(),
+        Kind::Byte => opt(any::<u8>(), n)
+            .prop_map(|v| Arc::new(UInt8Array::from(v)) as ArrayRef)
+            .boxed(),
+        Kind::Int => opt(any::<i16>(), n)
+            .prop_map(|v| Arc::new(Int16Array::from(v)) as ArrayRef)
+            .boxed(),
+        Kind::Long => opt(any::<i32>(), n)
+            .prop_map(|v| Arc::new(Int32Array::from(v)) as ArrayRef)
+            .boxed(),
+        Kind::Money => opt(any::<i64>(), n)
+            .prop_map(|v| {
+                Arc::new(
+                    Decimal128Array::from(
+                        v.into_iter().map(|x| x.map(i128::from)).collect::<Vec<_>>(),
+                    )
+                    .with_precision_and_scale(19, 4)
+                    .unwrap(),
+                ) as ArrayRef
+            })
+            .boxed(),
+        Kind::Single => opt(any::<f32>().prop_filter("no NaN", |f| !f.is_nan()), n)
+            .prop_map(|v| Arc::new(Float32Array::from(v)) as ArrayRef)
+            .boxed(),
+        Kind::Double => opt(any::<f64>().prop_filter("no NaN", |f| !f.is_nan()), n)
+            .prop_map(|v| Arc::new(Float64Array::from(v)) as ArrayRef)
+            .boxed(),
         Kind::Date => {
             // 0100-01-01 .. 9999-12-31, whole milliseconds
             let lo: i64 = -59_011_459_200_000;
             let hi: i64 = 253_402_300_799_999;
-            opt(lo..=hi, n).prop_map(|v| Arc::new(TimestampMicrosecondArray::from(v.into_iter().map(|x| x.map(|ms| ms * 1000)).collect::<Vec<_>>())) as ArrayRef).boxed()
+            opt(lo..=hi, n)
+                .prop_map(|v| {
+                    Arc::new(TimestampMicrosecondArray::from(
+                        v.into_iter()
+                            .map(|x| x.map(|ms| ms * 1000))
+                            .collect::<Vec<_>>(),
+                    )) as ArrayRef
+                })
+                .boxed()
         }
-        Kind::Binary(m) => opt(proptest::collection::vec(any::<u8>(), 0..=usize::from(m)), n)
-            .prop_map(|v| Arc::new(BinaryArray::from(v.iter().map(|x| x.as_deref()).collect::<Vec<_>>())) as ArrayRef)
+        Kind::Binary(m) => opt(
+            proptest::collection::vec(any::<u8>(), 0..=usize::from(m)),
+            n,
+        )
+        .prop_map(|v| {
+            Arc::new(BinaryArray::from(
+                v.iter().map(|x| x.as_deref()).collect::<Vec<_>>(),
+            )) as ArrayRef
+        })
+        .boxed(),
+        Kind::Text(m) => opt(text(usize::from(m)), n)
+            .prop_map(|v| Arc::new(StringArray::from(v)) as ArrayRef)
             .boxed(),
-        Kind::Text(m) => opt(text(usize::from(m)), n).prop_map(|v| Arc::new(StringArray::from(v)) as ArrayRef).boxed(),
-        Kind::Memo => opt(long_len().prop_flat_map(text), n).prop_map(|v| Arc::new(StringArray::from(v)) as ArrayRef).boxed(),
-        Kind::Ole => opt(long_len().prop_flat_map(|l| proptest::collection::vec(any::<u8>(), l)), n)
-            .prop_map(|v| Arc::new(BinaryArray::from(v.iter().map(|x| x.as_deref()).collect::<Vec<_>>())) as ArrayRef)
+        Kind::Memo => opt(long_len().prop_flat_map(text), n)
+            .prop_map(|v| Arc::new(StringArray::from(v)) as ArrayRef)
             .boxed(),
+        Kind::Ole => opt(
+            long_len().prop_flat_map(|l| proptest::collection::vec(any::<u8>(), l)),
+            n,
+        )
+        .prop_map(|v| {
+            Arc::new(BinaryArray::from(
+                v.iter().map(|x| x.as_deref()).collect::<Vec<_>>(),
+            )) as ArrayRef
+        })
+        .boxed(),
         Kind::Guid => opt(any::<[u8; 16]>(), n)
             .prop_map(|v| {
                 let s: Vec<Option<String>> = v
@@ -149,18 +203,34 @@ fn column_values(k: &Kind, n: usize) -> BoxedStrategy<ArrayRef> {
             .boxed(),
         Kind::Numeric(p, s) => {
             let lim = 10i128.pow(u32::from(p)) - 1;
-            opt(-lim..=lim, n).prop_map(move |v| Arc::new(Decimal128Array::from(v).with_precision_and_scale(p, s as i8).unwrap()) as ArrayRef).boxed()
+            opt(-lim..=lim, n)
+                .prop_map(move |v| {
+                    Arc::new(
+                        Decimal128Array::from(v)
+                            .with_precision_and_scale(p, s as i8)
+                            .unwrap(),
+                    ) as ArrayRef
+                })
+                .boxed()
         }
     }
 }
 
 fn case() -> impl Strategy<Value = (bool, Vec<Kind>, usize)> {
-    (any::<bool>(), proptest::collection::vec(kind(), 1..12), 1usize..60)
+    (
+        any::<bool>(),
+        proptest::collection::vec(kind(), 1..12),
+        1usize..60,
+    )
 }
 
 fn scan_all(db: &Database, name: &str) -> RecordBatch {
     let t = db.table(name).unwrap();
-    let batches: Vec<RecordBatch> = t.scan(ScanOptions::default()).unwrap().map(|b| b.unwrap()).collect();
+    let batches: Vec<RecordBatch> = t
+        .scan(ScanOptions::default())
+        .unwrap()
+        .map(|b| b.unwrap())
+        .collect();
     arrow_select::concat::concat_batches(&t.schema(), &batches).unwrap()
 }
 
@@ -244,12 +314,28 @@ proptest! {
 #[test]
 fn add_column_and_drop_table() {
     for version in [JetVersion::Jet4, JetVersion::Ace12] {
-        let mut w = Writer::new(MemImage { bytes: new_database(version, 0).unwrap() }).unwrap();
-        let spec = TableSpec::new("A", vec![ColumnSpec::new("x", JetType::Long), ColumnSpec::text("t", 10)]);
-        let b = RecordBatch::try_from_iter(vec![("x", Arc::new(Int32Array::from(vec![1, 2, 3])) as ArrayRef)]).unwrap();
+        let mut w = Writer::new(MemImage {
+            bytes: new_database(version, 0).unwrap(),
+        })
+        .unwrap();
+        let spec = TableSpec::new(
+            "A",
+            vec![
+                ColumnSpec::new("x", JetType::Long),
+                ColumnSpec::text("t", 10),
+            ],
+        );
+        let b = RecordBatch::try_from_iter(vec![(
+            "x",
+            Arc::new(Int32Array::from(vec![1, 2, 3])) as ArrayRef,
+        )])
+        .unwrap();
         w.transaction(|tx| {
             tx.create_table(&spec)?;
-            tx.create_table(&TableSpec::new("B", vec![ColumnSpec::new("y", JetType::Byte)]))?;
+            tx.create_table(&TableSpec::new(
+                "B",
+                vec![ColumnSpec::new("y", JetType::Byte)],
+            ))?;
             tx.insert("A", &b).map(|_| ())
         })
         .unwrap();
@@ -259,7 +345,10 @@ fn add_column_and_drop_table() {
             tx.drop_table("B")?;
             let b = RecordBatch::try_from_iter(vec![
                 ("x", Arc::new(Int32Array::from(vec![4])) as ArrayRef),
-                ("m", Arc::new(StringArray::from(vec!["memo ".repeat(1000)])) as ArrayRef),
+                (
+                    "m",
+                    Arc::new(StringArray::from(vec!["memo ".repeat(1000)])) as ArrayRef,
+                ),
                 ("d", Arc::new(Float64Array::from(vec![2.5])) as ArrayRef),
             ])
             .unwrap();
@@ -270,22 +359,39 @@ fn add_column_and_drop_table() {
         assert_eq!(db.table_names(), vec!["A".to_string()]);
         let got = scan_all(&db, "A");
         assert_eq!(got.num_columns(), 4);
-        let m = got.column(2).as_any().downcast_ref::<StringArray>().unwrap();
+        let m = got
+            .column(2)
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .unwrap();
         assert_eq!(m.null_count(), 3);
         assert_eq!(m.value(3), "memo ".repeat(1000));
-        let d = got.column(3).as_any().downcast_ref::<Float64Array>().unwrap();
+        let d = got
+            .column(3)
+            .as_any()
+            .downcast_ref::<Float64Array>()
+            .unwrap();
         assert!(d.is_null(0) && d.value(3) == 2.5);
         // refused: duplicate table, unknown table, bad definitions
-        let e = w.transaction(|tx| tx.create_table(&spec)).unwrap_err().to_string();
+        let e = w
+            .transaction(|tx| tx.create_table(&spec))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("exists"), "{e}");
         assert!(w.transaction(|tx| tx.drop_table("B")).is_err());
-        assert!(w.transaction(|tx| tx.create_table(&TableSpec::new("C", vec![]))).is_err());
+        assert!(
+            w.transaction(|tx| tx.create_table(&TableSpec::new("C", vec![])))
+                .is_err()
+        );
     }
 }
 
 #[test]
 fn values_outside_a_column_are_refused_by_name() {
-    let mut w = Writer::new(MemImage { bytes: new_database(JetVersion::Jet4, 0).unwrap() }).unwrap();
+    let mut w = Writer::new(MemImage {
+        bytes: new_database(JetVersion::Jet4, 0).unwrap(),
+    })
+    .unwrap();
     let spec = TableSpec::new(
         "V",
         vec![
@@ -296,21 +402,56 @@ fn values_outside_a_column_are_refused_by_name() {
             ColumnSpec::numeric("n", 5, 2),
         ],
     );
-    w.transaction(|tx| tx.create_table(&spec).map(|_| ())).unwrap();
+    w.transaction(|tx| tx.create_table(&spec).map(|_| ()))
+        .unwrap();
     let cases: Vec<(&str, ArrayRef)> = vec![
         ("i", Arc::new(Int32Array::from(vec![40_000]))),
-        ("m", Arc::new(Decimal128Array::from(vec![12_345]).with_precision_and_scale(10, 5).unwrap())),
+        (
+            "m",
+            Arc::new(
+                Decimal128Array::from(vec![12_345])
+                    .with_precision_and_scale(10, 5)
+                    .unwrap(),
+            ),
+        ),
         ("f", Arc::new(Float64Array::from(vec![0.1]))),
         ("d", Arc::new(TimestampMicrosecondArray::from(vec![1]))),
-        ("d", Arc::new(TimestampMicrosecondArray::from(vec![i64::MAX / 2]))),
-        ("n", Arc::new(Decimal128Array::from(vec![100_000]).with_precision_and_scale(8, 2).unwrap())),
-        ("n", Arc::new(Decimal128Array::from(vec![1]).with_precision_and_scale(8, 3).unwrap())),
+        (
+            "d",
+            Arc::new(TimestampMicrosecondArray::from(vec![i64::MAX / 2])),
+        ),
+        (
+            "n",
+            Arc::new(
+                Decimal128Array::from(vec![100_000])
+                    .with_precision_and_scale(8, 2)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "n",
+            Arc::new(
+                Decimal128Array::from(vec![1])
+                    .with_precision_and_scale(8, 3)
+                    .unwrap(),
+            ),
+        ),
     ];
     let before = w.target().bytes.clone();
     for (c, a) in cases {
         let b = RecordBatch::try_from_iter(vec![(c, a)]).unwrap();
-        let e = w.transaction(|tx| tx.insert("V", &b)).unwrap_err().to_string();
-        assert!(e.contains("\"V\"") && e.contains(&format!("{c:?}")) && e.contains("refused"), "{e}");
-        assert_eq!(w.target().bytes, before, "a refused insert leaves the image unchanged");
+        let e = w
+            .transaction(|tx| tx.insert("V", &b))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("\"V\"") && e.contains(&format!("{c:?}")) && e.contains("refused"),
+            "{e}"
+        );
+        assert_eq!(
+            w.target().bytes,
+            before,
+            "a refused insert leaves the image unchanged"
+        );
     }
 }
