@@ -758,8 +758,16 @@ impl<'w> Transaction<'w> {
     fn place_row(&mut self, table: &str, row: &[u8], flags: u16) -> WResult<Bookmark> {
         let l = self.layout();
         let st = self.state(table)?;
-        let (tdef_page, owned, free, hint) =
+        let (tdef_page, owned, free, mut hint) =
             (st.def.page, st.def.usage_map, st.def.free_map, st.hint);
+        if hint.is_none() {
+            // first insert of this transaction: the last page with room
+            hint = alloc::members(&self.ov, l, free)?
+                .into_iter()
+                .rev()
+                .find(|&p| p < self.ov.page_count());
+            self.state(table)?.hint = hint;
+        }
         if let Some(h) = hint {
             let p = self.ov.read_page(h)?;
             if data_page::fits_new(l, &p, row.len())
