@@ -170,7 +170,7 @@ pub fn export(
     };
     bar.set_style(
         ProgressStyle::with_template(
-            "{prefix:.bold} [{bar:30}] {pos}/{len} pages, {msg} rows, {elapsed_precise}",
+            "{prefix} [{bar:30}] {pos}/{len} pages, {msg} rows, {elapsed_precise}",
         )
         .map_err(|e| e.to_string())?
         .progress_chars("=> "),
@@ -216,5 +216,9 @@ pub fn export(
     bar.set_prefix(format!("{} tables", done.len()));
     bar.set_message(all_rows.to_string());
     bar.finish();
+    if !bar.is_hidden() {
+        // End the bar's line before the file list.
+        eprintln!();
+    }
     Ok(done)
 }

@@ -117,6 +117,11 @@ impl<W: Write> Sink<W> {
     /// Writes what is pending (the table, the JSON array's end) and
     /// returns the output and the total row count.
     pub fn finish(mut self) -> Result<(W, usize)> {
+        if self.schema.fields().is_empty() {
+            // A statement without a result (CREATE TABLE, SET) prints nothing.
+            self.out.flush()?;
+            return Ok((self.out, self.rows));
+        }
         match self.format {
             Format::Table => {
                 let batches = if self.kept.is_empty() {

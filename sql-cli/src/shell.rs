@@ -5,10 +5,15 @@ use crate::meta;
 use crate::output::{Format, Sink};
 use crate::script::{Item, split};
 use crate::session::OpenDb;
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::error::DataFusionError;
+use datafusion::physical_plan::coop::CooperativeExec;
+use datafusion::physical_plan::execution_plan::replace_children_if_necessary;
+use datafusion::physical_plan::{ExecutionPlan, execute_stream};
 use datafusion::prelude::SessionContext;
 use futures::StreamExt;
 use std::io::Write;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What to do after an item ran.
@@ -196,7 +201,9 @@ impl Shell {
                 let df = ctx.sql(&sql).await?;
                 let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
                 let empty = schema.fields().is_empty();
-                let mut stream = df.execute_stream().await?;
+                let task_ctx = df.task_ctx();
+                let plan = yielding(df.create_physical_plan().await?)?;
+                let mut stream = execute_stream(plan, std::sync::Arc::new(task_ctx))?;
                 let mut sink = Sink::new(Vec::new(), format, schema, cap);
                 while let Some(b) = stream.next().await {
                     sink.push(b?)?;
@@ -241,6 +248,42 @@ impl Shell {
         writeln!(out, "{footer}").map_err(|e| e.to_string())?;
         Ok(())
     }
+}
+
+/// Wraps the output of every operator in a `CooperativeExec`, so that each
+/// batch passed between operators spends the task's scheduling budget.
+/// An operator that makes many batches from buffered input (a cross join)
+/// then still yields to the runtime, and an aborted query stops within a
+/// few batches instead of running to its end.
+fn yielding(plan: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionPlan>, DataFusionError> {
+    plan.transform_up(|node| {
+        if node.children().is_empty() && node.is::<CooperativeExec>() {
+            return Ok(Transformed::no(node));
+        }
+        let children: Vec<Arc<dyn ExecutionPlan>> = node
+            .children()
+            .into_iter()
+            .map(|c| {
+                if c.is::<CooperativeExec>() {
+                    c.clone()
+                } else {
+                    Arc::new(CooperativeExec::new(c.clone())) as Arc<dyn ExecutionPlan>
+                }
+            })
+            .collect();
+        if children.is_empty() {
+            return Ok(Transformed::no(node));
+        }
+        replace_children_if_necessary(node, children).map(Transformed::yes)
+    })
+    .map(|t| t.data)
+    .map(|p| {
+        if p.is::<CooperativeExec>() {
+            p
+        } else {
+            Arc::new(CooperativeExec::new(p)) as Arc<dyn ExecutionPlan>
+        }
+    })
 }
 
 fn rows_text(rows: usize) -> String {

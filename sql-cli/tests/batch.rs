@@ -1,0 +1,396 @@
+//! The `jetsql` binary in batch mode: queries in every format, statement
+//! order, standard input, errors and exit codes, `\d`, several databases,
+//! COPY, subcommand names, the storage subcommands and the sample default.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use predicates::str::contains;
+use std::path::PathBuf;
+
+fn nwind() -> Option<PathBuf> {
+    let c = jet_tests::corpus()?;
+    Some(c.join("mdbtools/nwind.mdb"))
+}
+
+fn jetsql() -> Command {
+    let mut c = Command::cargo_bin("jetsql").expect("the jetsql binary is built");
+    c.env_remove("JETSQL_SAMPLE");
+    c
+}
+
+const Q: &str =
+    r#"SELECT "OrderID", "CustomerID", "OrderDate" FROM orders ORDER BY "OrderID" LIMIT 2"#;
+
+#[test]
+fn version_and_help() {
+    jetsql()
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(format!("jetsql {}\n", env!("CARGO_PKG_VERSION")));
+    jetsql().arg("--help").assert().success().stdout(
+        contains("export")
+            .and(contains("-c, --command <SQL>"))
+            .and(contains("Examples:")),
+    );
+    jetsql()
+        .args(["export", "--help"])
+        .assert()
+        .success()
+        .stdout(contains("--to <DIR>").and(contains("parquet")));
+}
+
+#[test]
+fn csv_is_the_piped_default() {
+    let Some(db) = nwind() else { return };
+    jetsql()
+        .arg(&db)
+        .args(["-c", Q])
+        .assert()
+        .success()
+        .stdout("OrderID,CustomerID,OrderDate\n10248,VINET,1994-08-04T00:00:00\n10249,TOMSP,1994-08-05T00:00:00\n")
+        .stderr("");
+}
+
+#[test]
+fn every_format() {
+    let Some(db) = nwind() else { return };
+    let run = |f: &str| {
+        let out = jetsql()
+            .arg(&db)
+            .args(["--format", f, "-c", Q])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{f}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(
+        run("json"),
+        "[\n{\"OrderID\":10248,\"CustomerID\":\"VINET\",\"OrderDate\":\"1994-08-04T00:00:00\"},\n\
+         {\"OrderID\":10249,\"CustomerID\":\"TOMSP\",\"OrderDate\":\"1994-08-05T00:00:00\"}\n]\n"
+    );
+    assert_eq!(
+        run("ndjson"),
+        "{\"OrderID\":10248,\"CustomerID\":\"VINET\",\"OrderDate\":\"1994-08-04T00:00:00\"}\n\
+         {\"OrderID\":10249,\"CustomerID\":\"TOMSP\",\"OrderDate\":\"1994-08-05T00:00:00\"}\n"
+    );
+    assert_eq!(
+        run("table"),
+        "+---------+------------+---------------------+\n\
+         | OrderID | CustomerID | OrderDate           |\n\
+         +---------+------------+---------------------+\n\
+         | 10248   | VINET      | 1994-08-04T00:00:00 |\n\
+         | 10249   | TOMSP      | 1994-08-05T00:00:00 |\n\
+         +---------+------------+---------------------+\n"
+    );
+    // Empty results keep their shape: a header, an empty array.
+    let none = r#"SELECT "OrderID" FROM orders WHERE "OrderID" < 0"#;
+    let out = jetsql()
+        .arg(&db)
+        .args(["--format", "csv", "-c", none])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "OrderID\n");
+    let out = jetsql()
+        .arg(&db)
+        .args(["--format", "json", "-c", none])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "[]\n");
+}
+
+#[test]
+fn statements_run_in_command_line_order() {
+    let Some(db) = nwind() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.sql");
+    std::fs::write(
+        &script,
+        "-- a script\nSELECT 2 AS b;\n\\format ndjson\nSELECT 3 AS c;",
+    )
+    .unwrap();
+    jetsql()
+        .arg(&db)
+        .args(["-c", "SELECT 1 AS a", "-f"])
+        .arg(&script)
+        .args(["-c", "SELECT 4 AS d; SELECT 5 AS e"])
+        .assert()
+        .success()
+        .stdout("a\n1\nb\n2\n{\"c\":3}\n{\"d\":4}\n{\"e\":5}\n");
+}
+
+#[test]
+fn sql_from_standard_input() {
+    let Some(db) = nwind() else { return };
+    jetsql()
+        .arg(&db)
+        .write_stdin("SELECT count(*) AS n\n  FROM \"Order Details\";\nSELECT 'x;y' AS s;\n")
+        .assert()
+        .success()
+        .stdout("n\n2155\ns\nx;y\n");
+}
+
+#[test]
+fn errors_exit_non_zero_with_the_message_on_stderr() {
+    let Some(db) = nwind() else { return };
+    jetsql()
+        .arg(&db)
+        .args(["-c", "SELECT * FROM no_such_table"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(contains("jetsql: ").and(contains("no_such_table")));
+    // The first error stops the run: later statements do not run.
+    jetsql()
+        .arg(&db)
+        .args(["-c", "SELECT 1 AS a; SELEC 2; SELECT 3 AS c"])
+        .assert()
+        .code(1)
+        .stdout("a\n1\n")
+        .stderr(contains("SELEC"));
+    jetsql()
+        .arg(&db)
+        .args(["-c", "\\nope"])
+        .assert()
+        .code(1)
+        .stderr(contains("unknown command \\nope"));
+    jetsql()
+        .args(["/no/such/file.mdb", "-c", "SELECT 1"])
+        .assert()
+        .code(1)
+        .stderr(contains("/no/such/file.mdb"));
+    jetsql()
+        .arg(&db)
+        .args(["--format", "xml", "-c", "SELECT 1"])
+        .assert()
+        .code(2)
+        .stderr(contains("xml"));
+    jetsql()
+        .arg(&db)
+        .args(["-f", "/no/such/script.sql"])
+        .assert()
+        .code(1)
+        .stderr(contains("/no/such/script.sql"));
+}
+
+#[test]
+fn describe_lists_tables_columns_indexes_and_keys() {
+    let Some(db) = nwind() else { return };
+    jetsql()
+        .arg(&db)
+        .args(["-c", "\\d"])
+        .assert()
+        .success()
+        .stdout(
+            contains("| database | table         | columns | indexes | kind  |")
+                .and(contains(
+                    "| nwind    | Order Details | 5       | 5       | table |",
+                ))
+                .and(contains("| nwind    | Umsätze")),
+        );
+    let out = jetsql()
+        .arg(&db)
+        .args(["-c", "\\d \"order details\""])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for line in [
+        "Table \"Order Details\" in nwind (Jet3, TDEF page 415",
+        "| OrderID   | Long     | Int32             |       |",
+        "| UnitPrice | Currency | Decimal128(19, 4) |       |",
+        "| Quantity  | Integer  | Int16             |       |",
+        "| Discount  | Single   | Float32           |       |",
+        "| PrimaryKey            | primary key | OrderID, ProductID |",
+        "| OrdersOrder Details   | OrderID   | Orders(OrderID)     | cascade deletes |",
+        "| ProductsOrder Details | ProductID | Products(ProductID) |                 |",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+    let out = jetsql()
+        .arg(&db)
+        .args(["-c", "\\d nwind.Customers"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("| CustomerID   | Text(5)"), "{text}");
+    jetsql()
+        .arg(&db)
+        .args(["-c", "\\d Nope"])
+        .assert()
+        .code(1)
+        .stderr(contains("no table \"Nope\""));
+}
+
+#[test]
+fn several_databases_are_catalogs_by_stem() {
+    let Some(corpus) = jet_tests::corpus() else {
+        return;
+    };
+    let db = corpus.join("mdbtools/nwind.mdb");
+    let other = corpus.join("jackcess/V2000/testV2000.mdb");
+    let out = jetsql()
+        .arg(&db)
+        .arg(&other)
+        .args([
+            "-c",
+            "SELECT count(*) AS n FROM orders",
+            "-c",
+            "SELECT count(*) AS n FROM nwind.public.\"Orders\"",
+            "-c",
+            "SELECT table_catalog, count(*) AS n FROM information_schema.tables \
+             WHERE table_catalog = 'testv2000' GROUP BY table_catalog",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("n\n830\nn\n830\ntable_catalog,n\ntestv2000,"),
+        "{text}"
+    );
+    // The default schema still takes session tables.
+    jetsql()
+        .arg(&db)
+        .args(["-c", "CREATE TABLE t AS SELECT 7 AS x; SELECT x FROM t"])
+        .assert()
+        .success()
+        .stdout(contains("x\n7\n"));
+}
+
+#[test]
+fn copy_writes_parquet_arrow_and_csv() {
+    let Some(db) = nwind() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    let sql = format!(
+        "COPY (SELECT * FROM orders) TO '{d}/o.parquet';\
+         COPY (SELECT * FROM orders) TO '{d}/o.arrow';\
+         COPY (SELECT \"OrderID\" FROM orders ORDER BY 1 LIMIT 3) TO '{d}/o.csv';\
+         SELECT count(*) AS p FROM '{d}/o.parquet';\
+         SELECT count(*) AS a FROM '{d}/o.arrow';"
+    );
+    jetsql()
+        .arg(&db)
+        .args(["-c", &sql])
+        .assert()
+        .success()
+        .stdout("count\n830\ncount\n830\ncount\n3\np\n830\na\n830\n");
+    let csv = std::fs::read_to_string(dir.path().join("o.csv")).unwrap();
+    assert_eq!(csv, "OrderID\n10248\n10249\n10250\n");
+}
+
+#[test]
+fn a_file_named_like_a_subcommand() {
+    let Some(db) = nwind() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&db, dir.path().join("tables")).unwrap();
+    // ./NAME is the file; NAME alone is the subcommand, with a hint.
+    jetsql()
+        .current_dir(dir.path())
+        .args(["./tables", "-c", "SELECT count(*) AS n FROM shippers"])
+        .assert()
+        .success()
+        .stdout("n\n3\n");
+    jetsql()
+        .current_dir(dir.path())
+        .args(["tables", "-c", "SELECT 1"])
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "hint: to open the file named \"tables\", write ./tables",
+        ));
+    // After the first FILE, a subcommand name is a file too.
+    jetsql()
+        .current_dir(dir.path())
+        .args([
+            "./tables",
+            "tables",
+            "-c",
+            "SELECT count(*) AS n FROM tables_2.public.shippers",
+        ])
+        .assert()
+        .success()
+        .stdout("n\n3\n");
+}
+
+#[test]
+fn storage_subcommands_still_work() {
+    let Some(db) = nwind() else { return };
+    jetsql()
+        .arg("tables")
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(contains("Order Details\t2155\n"));
+    jetsql()
+        .arg("describe")
+        .arg(&db)
+        .arg("Orders")
+        .assert()
+        .success()
+        .stdout(contains("OrderID\tLong(4)\tInt32"));
+    jetsql()
+        .args(["cat", "--limit", "1"])
+        .arg(&db)
+        .arg("Shippers")
+        .assert()
+        .success()
+        .stdout(contains("ShipperID,CompanyName,Phone\n1,"));
+    jetsql()
+        .arg("scan")
+        .arg(&db)
+        .arg("Orders")
+        .assert()
+        .success()
+        .stdout(contains("830 rows in"));
+}
+
+#[test]
+fn passwords() {
+    let Some(corpus) = jet_tests::corpus() else {
+        return;
+    };
+    // A Jet4 database password only masks the header: the file opens
+    // (it holds no user tables).
+    jetsql()
+        .arg(corpus.join("ucanaccess/password.mdb"))
+        .args(["--password", "ucanaccess", "-c", "\\d"])
+        .assert()
+        .success()
+        .stdout("No tables.\n");
+    // An encrypted ACCDB is refused with a typed, clear message.
+    jetsql()
+        .arg(corpus.join("jackcess-encrypt/db2007-enc.accdb"))
+        .args(["--password", "Test123", "-c", "SELECT 1"])
+        .assert()
+        .code(1)
+        .stderr(
+            contains("db2007-enc.accdb: the file is encrypted")
+                .and(contains("even with --password")),
+        );
+}
+
+#[test]
+fn no_file_opens_the_bundled_sample() {
+    // The sample is part of the repository (fixtures/sample.accdb).
+    jetsql()
+        .args(["-c", "\\d"])
+        .assert()
+        .success()
+        .stdout(contains("| sample   |"));
+    jetsql()
+        .env("JETSQL_SAMPLE", "/no/such/sample.accdb")
+        .args(["-c", "SELECT 1"])
+        .assert()
+        .code(1)
+        .stderr(contains("JETSQL_SAMPLE names /no/such/sample.accdb"));
+}

@@ -1,0 +1,172 @@
+//! The interactive shell in a pseudo-terminal: multi-line statements,
+//! `\d`, history recall (in the session and from the history file),
+//! Ctrl-C cancelling a long query while the session stays, and the
+//! progress bar of `jetsql export` on a terminal.
+
+use expectrl::{ControlCode, Session};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+const UP: &str = "\x1b[A";
+
+fn spawn(args: &[&std::ffi::OsStr], history: &Path) -> Session {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_jetsql"));
+    cmd.args(args)
+        .env("JETSQL_HISTORY", history)
+        .env("TERM", "xterm")
+        .env_remove("JETSQL_SAMPLE");
+    let mut s = Session::spawn(cmd).expect("spawn jetsql in a pty");
+    s.set_expect_timeout(Some(Duration::from_secs(30)));
+    s
+}
+
+/// Waits (at most 15 s) for the process to end.
+fn ends(s: &mut Session) {
+    let start = std::time::Instant::now();
+    while s.is_alive().unwrap_or(false) {
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "jetsql did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn nwind() -> Option<PathBuf> {
+    Some(jet_tests::corpus()?.join("mdbtools/nwind.mdb"))
+}
+
+#[test]
+fn multi_line_describe_history_and_ctrl_c() {
+    let Some(db) = nwind() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history");
+    let mut s = spawn(&[db.as_os_str()], &history);
+    s.expect("\\? for help").unwrap();
+    s.expect("nwind> ").unwrap();
+
+    // A statement over two lines runs once its ';' arrives.
+    s.send("SELECT count(*) AS n\r").unwrap();
+    s.send("FROM \"Order Details\";\r").unwrap();
+    s.expect("2155").unwrap();
+    s.expect("1 row (").unwrap();
+    s.expect("nwind> ").unwrap();
+
+    s.send("\\d\r").unwrap();
+    s.expect("| nwind    | Order Details | 5       | 5       | table |")
+        .unwrap();
+    s.expect("nwind> ").unwrap();
+
+    // Up twice recalls the two-line statement; Enter runs it again.
+    s.send(UP).unwrap();
+    s.send(UP).unwrap();
+    s.send("\r").unwrap();
+    s.expect("2155").unwrap();
+    s.expect("1 row (").unwrap();
+    s.expect("nwind> ").unwrap();
+
+    // A cross join of three copies of Order Details (10^10 rows) runs for
+    // hours; Ctrl-C cancels it and the prompt returns.
+    s.send(
+        "SELECT count(*), sum(a.\"Quantity\" * b.\"Quantity\" * c.\"Quantity\") \
+         FROM \"Order Details\" a, \"Order Details\" b, \"Order Details\" c;\r",
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let start = std::time::Instant::now();
+    s.send(ControlCode::EndOfText).unwrap();
+    s.expect("query cancelled").unwrap();
+    s.expect("nwind> ").unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "cancel took {:?}",
+        start.elapsed()
+    );
+    // The session is still usable.
+    s.send("SELECT 40 + 2 AS answer;\r").unwrap();
+    s.expect("| 42     |").unwrap();
+    s.expect("nwind> ").unwrap();
+
+    // Ctrl-C at the prompt clears the line; \q leaves.
+    s.send("SELECT junk").unwrap();
+    s.expect("SELECT junk").unwrap();
+    s.send(ControlCode::EndOfText).unwrap();
+    s.expect("nwind> ").unwrap();
+    s.send("\\q\r").unwrap();
+    ends(&mut s);
+
+    // The history file keeps the statements for the next session.
+    let saved = std::fs::read_to_string(&history).unwrap();
+    assert!(saved.contains("FROM \"Order Details\";"), "{saved}");
+    let mut s = spawn(&[db.as_os_str()], &history);
+    s.expect("nwind> ").unwrap();
+    // The newest entry is \q; the one before it the last query.
+    s.send(UP).unwrap();
+    s.send(UP).unwrap();
+    s.expect("SELECT 40 + 2 AS answer;").unwrap();
+    s.send("\r").unwrap();
+    s.expect("| 42     |").unwrap();
+    s.send(ControlCode::EndOfTransmission).unwrap();
+    ends(&mut s);
+}
+
+#[test]
+fn completion_of_tables_columns_and_keywords() {
+    let Some(db) = nwind() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = spawn(&[db.as_os_str()], &dir.path().join("h"));
+    s.expect("nwind> ").unwrap();
+    // "sel" completes to select, "\"Order D" to the quoted table name,
+    // "\"Unit" to the column.
+    s.send("sel\t count(\"Unit\t) AS n FROM \"Order D\t;\r")
+        .unwrap();
+    s.expect("2155").unwrap();
+    s.expect("nwind> ").unwrap();
+    s.send("\\q\r").unwrap();
+    ends(&mut s);
+}
+
+/// The largest corpus database that opens.
+fn largest(corpus: &Path) -> PathBuf {
+    let mut files: Vec<(u64, PathBuf)> = jet_tests::list_files(corpus)
+        .into_iter()
+        .map(|rel| corpus.join(rel))
+        .filter(|p| jet_storage::Database::open(p, jet_storage::OpenOptions::default()).is_ok())
+        .map(|p| (std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0), p))
+        .collect();
+    files.sort();
+    files.pop().expect("an openable corpus file").1
+}
+
+#[test]
+fn export_shows_progress_on_a_terminal() {
+    let Some(corpus) = jet_tests::corpus() else {
+        return;
+    };
+    let file = largest(&corpus);
+    let dir = tempfile::tempdir().unwrap();
+    let to = dir.path().join("out");
+    let mut s = spawn(
+        &[
+            "export".as_ref(),
+            file.as_os_str(),
+            "--to".as_ref(),
+            to.as_os_str(),
+            "--format".as_ref(),
+            "parquet".as_ref(),
+        ],
+        &dir.path().join("h"),
+    );
+    // The bar ends with every page of every table done.
+    let done = s
+        .expect(expectrl::Regex(
+            r"(\d+) tables \[=+\] (\d+)/(\d+) pages, (\d+) rows",
+        ))
+        .unwrap();
+    let pages = String::from_utf8_lossy(&done[2]).to_string();
+    let total = String::from_utf8_lossy(&done[3]).to_string();
+    assert_eq!(pages, total, "{}", file.display());
+    ends(&mut s);
+    assert!(std::fs::read_dir(&to).unwrap().count() > 0);
+}
