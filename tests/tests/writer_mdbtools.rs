@@ -236,7 +236,7 @@ fn committed_fixtures_are_what_the_generator_writes_and_mdbtools_reads_them() {
     ] {
         let path = dir.join(name);
         let committed = std::fs::read(&path).unwrap();
-        let fresh = jet_fixtures::sample(version, None).unwrap();
+        let fresh = jet_fixtures::sample(version).unwrap();
         assert!(
             committed == fresh,
             "{name} differs from the generator's output: run `cargo run -p jet-fixtures`"
