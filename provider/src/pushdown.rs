@@ -54,6 +54,11 @@ pub(crate) fn key_value(v: &ScalarValue, column_type: JetType) -> Option<KeyValu
         {
             KeyValue::Guid(s.clone())
         }
+        S::Utf8(Some(s)) | S::LargeUtf8(Some(s)) | S::Utf8View(Some(s))
+            if column_type == JetType::Text =>
+        {
+            KeyValue::Text(s.clone())
+        }
         S::Binary(Some(b)) | S::LargeBinary(Some(b)) => KeyValue::Bytes(b.clone()),
         _ => return None,
     })
@@ -154,12 +159,13 @@ pub(crate) fn analyze(e: &Expr, table: &Table) -> Option<(usize, Constraint)> {
 }
 
 /// The real index to seek for column `col`: one whose first key column it
-/// is, of a type with established key encodings. Prefers unique indexes.
+/// is, of a type with established key encodings (text only for equality,
+/// checked by the caller). Prefers unique indexes.
 pub(crate) fn index_for(table: &Table, col: usize) -> Option<usize> {
     let c = &table.def().columns[col];
     if matches!(
         c.jet_type,
-        JetType::Text | JetType::Memo | JetType::Ole | JetType::Unknown(_)
+        JetType::Memo | JetType::Ole | JetType::Unknown(_)
     ) || c.is_calculated()
     {
         return None;

@@ -81,6 +81,35 @@ impl JetTable {
         if ignores_nulls && c == Constraint::Eq(KeyValue::Null) {
             return None;
         }
+        let column = &self.table.def().columns[col];
+        if column.jet_type == jet_storage::JetType::Text {
+            // Text keys follow the collation (case-insensitive, trailing
+            // spaces ignored): an equality seek is a superset the plan
+            // re-checks, a range is no key range, and a value with a
+            // character the collation tables do not know is not sought.
+            let dir = self.table.def().real_indexes[idx].key.first()?.1;
+            let version = self.db.version();
+            let encodes = |v: &KeyValue| {
+                matches!(
+                    first_column_bounds(
+                        column,
+                        dir,
+                        Bound::Included(v),
+                        Bound::Included(v),
+                        version
+                    ),
+                    Ok(Some(_))
+                )
+            };
+            let ok = match &c {
+                Constraint::Eq(v) => encodes(v),
+                Constraint::In(vs) => vs.iter().all(encodes),
+                Constraint::Range(..) => false,
+            };
+            if !ok {
+                return None;
+            }
+        }
         Some((col, c, idx))
     }
 }

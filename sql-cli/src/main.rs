@@ -219,10 +219,6 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
         if flow == shell::Flow::Quit {
             break;
         }
-        Cmd::Recover { file } => {
-            let outcome = jet_storage::journal::recover(&file)?;
-            writeln!(out, "{}: {outcome:?}", file.display())?;
-        }
     }
     Ok(())
 }

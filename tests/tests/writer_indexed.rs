@@ -8,9 +8,9 @@ use arrow_array::{
     ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray, TimestampMicrosecondArray,
 };
 use jet_kernels::index_entry::compare_entries;
+use jet_storage::image::MemImage;
 use jet_storage::index::{Bookmark, Direction as WalkDir};
 use jet_storage::index_key::encode_key;
-use jet_storage::image::MemImage;
 use jet_storage::tdef::Direction;
 use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, Writer, new_database};
 use jet_storage::{Database, JetType, JetVersion, OpenOptions};
@@ -116,8 +116,15 @@ fn mdbtools_agrees(image: &[u8], v: JetVersion, rows: usize) {
         .unwrap();
     std::fs::remove_file(&path).ok();
     assert!(out.status.success());
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{v:?}: mdb-export warnings");
-    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), rows + 1);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "",
+        "{v:?}: mdb-export warnings"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().count(),
+        rows + 1
+    );
 }
 
 #[test]
@@ -215,7 +222,11 @@ fn journaled_file_writes_reopen_and_mdbtools_reads_them() {
             .arg("Items")
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let lines = String::from_utf8_lossy(&out.stdout).lines().count();
         assert_eq!(lines, 2501, "{v:?}: mdb-export header + rows");
     }
