@@ -238,7 +238,11 @@ fn count_batch(n: u64) -> Result<RecordBatch> {
 }
 
 fn count_schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![Field::new("count", DataType::UInt64, false)]))
+    Arc::new(Schema::new(vec![Field::new(
+        "count",
+        DataType::UInt64,
+        false,
+    )]))
 }
 
 /// INSERT sink: all input batches go into the table in one transaction.
@@ -391,7 +395,9 @@ impl JetDmlExec {
                         )
                         .map_err(to_df)?;
                     let schema = scan.schema();
-                    let parts = scan.collect::<jet_storage::Result<Vec<_>>>().map_err(to_df)?;
+                    let parts = scan
+                        .collect::<jet_storage::Result<Vec<_>>>()
+                        .map_err(to_df)?;
                     let rows = concat_batches(&schema, &parts)?;
                     if rows.num_rows() != chunk.len() {
                         return Err(DataFusionError::Internal(format!(
@@ -436,10 +442,7 @@ impl JetDmlExec {
                             fields.push(Field::new(name, target.data_type().clone(), true));
                             cols.push(v);
                         }
-                        changes.push(RecordBatch::try_new(
-                            Arc::new(Schema::new(fields)),
-                            cols,
-                        )?);
+                        changes.push(RecordBatch::try_new(Arc::new(Schema::new(fields)), cols)?);
                     }
                 }
                 let changes = match changes.first() {

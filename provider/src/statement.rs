@@ -113,8 +113,12 @@ fn classify_sql(s: &SqlStatement) -> Result<Kind> {
     Ok(match s {
         SqlStatement::StartTransaction { .. } => Kind::Begin,
         SqlStatement::Commit { .. } => Kind::Commit,
-        SqlStatement::Rollback { savepoint: None, .. } => Kind::Rollback,
-        SqlStatement::Rollback { .. } => return Err(refuse("ROLLBACK TO SAVEPOINT is not supported")),
+        SqlStatement::Rollback {
+            savepoint: None, ..
+        } => Kind::Rollback,
+        SqlStatement::Rollback { .. } => {
+            return Err(refuse("ROLLBACK TO SAVEPOINT is not supported"));
+        }
         SqlStatement::Explain { statement, .. } => classify_sql(statement)?,
         SqlStatement::Delete(d) => {
             if d.limit.is_some() {
@@ -341,7 +345,10 @@ impl JetSession {
     fn resolve_jet_table(&self, name: &str) -> Result<(Option<Arc<JetHandle>>, String)> {
         let parts: Vec<String> = name
             .split('.')
-            .map(|p| p.trim_matches(|c| c == '"' || c == '[' || c == ']').to_string())
+            .map(|p| {
+                p.trim_matches(|c| c == '"' || c == '[' || c == ']')
+                    .to_string()
+            })
             .collect();
         let handles = self
             .handles
@@ -355,7 +362,10 @@ impl JetSession {
             _ => return Err(refuse(format!("bad table name {name:?}"))),
         };
         for (cname, h) in handles {
-            if catalog.as_ref().is_some_and(|c| !c.eq_ignore_ascii_case(&cname)) {
+            if catalog
+                .as_ref()
+                .is_some_and(|c| !c.eq_ignore_ascii_case(&cname))
+            {
                 continue;
             }
             let db = h.database()?;

@@ -1,5 +1,6 @@
 //! `JetTable`: a Jet table as a DataFusion `TableProvider`.
 
+use crate::dml::{DmlKind, JetDmlExec, JetHandle, JetSink};
 use crate::exec::{IndexSeekExec, JetScanExec};
 use crate::pushdown::{Constraint, analyze, index_for};
 use async_trait::async_trait;
@@ -7,16 +8,15 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::DFSchema;
 use datafusion::datasource::TableType;
+use datafusion::datasource::sink::DataSinkExec;
 use datafusion::error::Result;
+use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::union::UnionExec;
-use crate::dml::{DmlKind, JetDmlExec, JetHandle, JetSink};
-use datafusion::datasource::sink::DataSinkExec;
-use datafusion::logical_expr::dml::InsertOp;
 use jet_storage::index_key::{KeyValue, first_column_bounds};
 use jet_storage::{Database, Table};
 use std::fmt;
