@@ -158,7 +158,7 @@ impl JetHandle {
             return Err(err("a transaction is already open (BEGIN inside BEGIN)"));
         }
         let file = Database::open_writable(&path).map_err(to_df)?;
-        let base = std::fs::read(&path).map_err(|e| DataFusionError::IoError(e))?;
+        let base = std::fs::read(&path).map_err(DataFusionError::IoError)?;
         let mem = Writer::new(MemImage {
             bytes: base.clone(),
         })

@@ -250,7 +250,7 @@ impl JetSession {
     pub async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>> {
         let state = self.ctx.state();
         let options = state.config().options();
-        let dialect = dialect_from_str(&options.sql_parser.dialect)
+        let dialect = dialect_from_str(options.sql_parser.dialect)
             .ok_or_else(|| refuse("unsupported SQL dialect"))?;
         let statements = DFParserBuilder::new(sql)
             .with_dialect(dialect.as_ref())
