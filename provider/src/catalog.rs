@@ -1,6 +1,7 @@
 //! Catalog and schema providers: a database as a DataFusion catalog with
 //! one schema, `public`, holding its tables.
 
+use crate::dml::JetHandle;
 use crate::table::{JetOptions, JetTable};
 use crate::to_df;
 use async_trait::async_trait;
@@ -12,29 +13,47 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The tables of one database. Names keep Access spelling; lookup is
-/// case-insensitive, as in Access.
+/// case-insensitive, as in Access. The tables are read from the handle's
+/// current database at each lookup, so after a write the next statement
+/// sees the new rows (and tables).
 #[derive(Debug)]
 pub struct JetSchemaProvider {
-    db: Database,
-    names: Vec<String>,
-    options: JetOptions,
+    handle: Arc<JetHandle>,
 }
 
 impl JetSchemaProvider {
     /// The schema of `db`: user tables, and system tables when
     /// `options.system_tables` is set.
     pub fn new(db: Database, options: JetOptions) -> Self {
-        let mut names = db.table_names();
-        if options.system_tables {
-            names.extend(db.system_table_names());
-        }
-        JetSchemaProvider { db, names, options }
+        JetSchemaProvider::with_handle(Arc::new(JetHandle::new(db, options)))
     }
 
-    fn resolve(&self, name: &str) -> Option<&String> {
-        self.names.iter().find(|n| *n == name).or_else(|| {
+    /// The schema of the database behind `handle` (writes go through it).
+    pub fn with_handle(handle: Arc<JetHandle>) -> Self {
+        JetSchemaProvider { handle }
+    }
+
+    /// The handle the tables read and write through.
+    pub fn handle(&self) -> &Arc<JetHandle> {
+        &self.handle
+    }
+
+    fn names(&self) -> Vec<String> {
+        let Ok(db) = self.handle.database() else {
+            return Vec::new();
+        };
+        let mut names = db.table_names();
+        if self.handle.options().system_tables {
+            names.extend(db.system_table_names());
+        }
+        names
+    }
+
+    fn resolve(&self, name: &str) -> Option<String> {
+        let names = self.names();
+        names.iter().find(|n| *n == name).cloned().or_else(|| {
             let l = name.to_lowercase();
-            self.names.iter().find(|n| n.to_lowercase() == l)
+            names.into_iter().find(|n| n.to_lowercase() == l)
         })
     }
 
@@ -43,11 +62,12 @@ impl JetSchemaProvider {
         let Some(real) = self.resolve(name) else {
             return Ok(None);
         };
-        let t = self.db.table(real).map_err(to_df)?;
-        Ok(Some(Arc::new(JetTable::new(
+        let db = self.handle.database()?;
+        let t = db.table(&real).map_err(to_df)?;
+        Ok(Some(Arc::new(JetTable::with_handle(
             t,
-            self.db.clone(),
-            self.options.clone(),
+            db,
+            self.handle.clone(),
         ))))
     }
 }
@@ -55,7 +75,7 @@ impl JetSchemaProvider {
 #[async_trait]
 impl SchemaProvider for JetSchemaProvider {
     fn table_names(&self) -> Vec<String> {
-        self.names.clone()
+        self.names()
     }
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
@@ -78,6 +98,13 @@ impl JetCatalogProvider {
     pub fn new(db: Database, options: JetOptions) -> Self {
         JetCatalogProvider {
             schema: Arc::new(JetSchemaProvider::new(db, options)),
+        }
+    }
+
+    /// The catalog of the database behind `handle`.
+    pub fn with_handle(handle: Arc<JetHandle>) -> Self {
+        JetCatalogProvider {
+            schema: Arc::new(JetSchemaProvider::with_handle(handle)),
         }
     }
 }

@@ -21,19 +21,23 @@
 //! ```
 
 mod catalog;
+mod dml;
 mod exec;
 mod ordered;
 mod pushdown;
 mod rules;
+mod statement;
 mod table;
 mod walk;
 
 pub use catalog::{JetCatalogProvider, JetSchemaProvider, register_jet, register_jet_tables};
+pub use dml::{DmlKind, JetDmlExec, JetHandle, JetSink};
 pub use exec::{IndexSeekExec, JetScanExec};
 pub use ordered::{IndexMinMaxExec, IndexOrderExec};
 pub use rules::{
     JetIndexOrder, JetMinMax, jet_session_state_builder, physical_optimizer_rules, session_context,
 };
+pub use statement::{DmlGuard, JetSession};
 pub use table::{JetOptions, JetTable};
 
 use datafusion::error::DataFusionError;

@@ -1,5 +1,6 @@
 //! `JetTable`: a Jet table as a DataFusion `TableProvider`.
 
+use crate::dml::{DmlKind, JetDmlExec, JetHandle, JetSink};
 use crate::exec::{IndexSeekExec, JetScanExec};
 use crate::pushdown::{Constraint, analyze, index_for};
 use async_trait::async_trait;
@@ -7,7 +8,9 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::DFSchema;
 use datafusion::datasource::TableType;
+use datafusion::datasource::sink::DataSinkExec;
 use datafusion::error::Result;
+use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
@@ -32,6 +35,9 @@ pub struct JetOptions {
     pub pushdown: bool,
     /// Rows per batch.
     pub batch_size: usize,
+    /// Allow INSERT / UPDATE / DELETE / CREATE TABLE / DROP TABLE. Off (the
+    /// default): the database is read-only and every write is refused.
+    pub writable: bool,
 }
 
 impl Default for JetOptions {
@@ -40,6 +46,7 @@ impl Default for JetOptions {
             system_tables: false,
             pushdown: true,
             batch_size: 8192,
+            writable: false,
         }
     }
 }
@@ -49,6 +56,7 @@ pub struct JetTable {
     table: Table,
     db: Database,
     options: JetOptions,
+    handle: Option<Arc<JetHandle>>,
 }
 
 impl fmt::Debug for JetTable {
@@ -62,7 +70,47 @@ impl fmt::Debug for JetTable {
 impl JetTable {
     /// A provider over `table` of `db`.
     pub fn new(table: Table, db: Database, options: JetOptions) -> Self {
-        JetTable { table, db, options }
+        JetTable {
+            table,
+            db,
+            options,
+            handle: None,
+        }
+    }
+
+    /// A provider over `table` whose writes go through `handle` (refused
+    /// unless the handle's options are writable).
+    pub fn with_handle(table: Table, db: Database, handle: Arc<JetHandle>) -> Self {
+        JetTable {
+            table,
+            db,
+            options: handle.options().clone(),
+            handle: Some(handle),
+        }
+    }
+
+    fn write_handle(&self) -> Result<Arc<JetHandle>> {
+        match &self.handle {
+            Some(h) if h.options().writable => Ok(h.clone()),
+            _ => Err(datafusion::error::DataFusionError::Plan(format!(
+                "table {:?} is read-only: the database was registered without JetOptions::writable (jetsql --write)",
+                self.table.name()
+            ))),
+        }
+    }
+
+    fn predicate(
+        &self,
+        state: &dyn Session,
+        filters: Vec<Expr>,
+        what: &str,
+    ) -> Result<Option<Arc<dyn datafusion::physical_expr::PhysicalExpr>>> {
+        crate::statement::check_filters(state, what, self.table.name(), &filters)?;
+        let Some(p) = conjunction(filters) else {
+            return Ok(None);
+        };
+        let df_schema = DFSchema::try_from(self.table.schema().as_ref().clone())?;
+        Ok(Some(state.create_physical_expr(p, &df_schema)?))
     }
 
     /// The storage table.
@@ -204,6 +252,58 @@ impl TableProvider for JetTable {
                 }
             })
             .collect())
+    }
+
+    async fn insert_into(
+        &self,
+        _state: &dyn Session,
+        input: Arc<dyn ExecutionPlan>,
+        insert_op: InsertOp,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let handle = self.write_handle()?;
+        if insert_op != InsertOp::Append {
+            return Err(datafusion::error::DataFusionError::Plan(format!(
+                "{insert_op} is not supported for Jet tables; use INSERT INTO"
+            )));
+        }
+        let sink = JetSink::new(handle, self.table.name().to_string(), self.table.schema());
+        Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
+    }
+
+    async fn delete_from(
+        &self,
+        state: &dyn Session,
+        filters: Vec<Expr>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let handle = self.write_handle()?;
+        let predicate = self.predicate(state, filters, "DELETE")?;
+        Ok(Arc::new(JetDmlExec::new(
+            handle,
+            self.table.name().to_string(),
+            predicate,
+            DmlKind::Delete,
+        )))
+    }
+
+    async fn update(
+        &self,
+        state: &dyn Session,
+        assignments: Vec<(String, Expr)>,
+        filters: Vec<Expr>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let handle = self.write_handle()?;
+        let predicate = self.predicate(state, filters, "UPDATE")?;
+        let df_schema = DFSchema::try_from(self.table.schema().as_ref().clone())?;
+        let mut set = Vec::new();
+        for (name, e) in assignments {
+            set.push((name, state.create_physical_expr(e, &df_schema)?));
+        }
+        Ok(Arc::new(JetDmlExec::new(
+            handle,
+            self.table.name().to_string(),
+            predicate,
+            DmlKind::Update(set),
+        )))
     }
 
     async fn scan(

@@ -1,0 +1,532 @@
+//! Writes through DataFusion: the shared database handle a writable
+//! registration's tables hold, the INSERT sink, and the plan of DELETE and
+//! UPDATE.
+//!
+//! Every statement is one journaled transaction of the storage writer:
+//! either all its rows change or none do. Planning never writes (so
+//! `EXPLAIN DELETE …` leaves the file alone); the work happens when the
+//! plan executes. After each commit the handle reopens its read-side
+//! [`Database`], so the next statement sees the new rows.
+
+use crate::table::JetOptions;
+use crate::to_df;
+use async_trait::async_trait;
+use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt64Array};
+use datafusion::arrow::compute::{cast, concat_batches, filter_record_batch};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::datasource::sink::DataSink;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+};
+use futures::StreamExt;
+use jet_storage::image::{CommitTarget, ImageChanges, MemImage};
+use jet_storage::index::Bookmark;
+use jet_storage::journal::JournaledFile;
+use jet_storage::write::WResult;
+use jet_storage::{Database, OpenOptions, ScanOptions, Transaction, Writer};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+fn err(msg: impl Into<String>) -> DataFusionError {
+    DataFusionError::Plan(msg.into())
+}
+
+/// An explicit transaction in progress: the writer holding the file's
+/// exclusive lock, the committed image at `BEGIN`, and an in-memory writer
+/// that collects the statements' changes until `COMMIT`.
+struct Explicit {
+    file: Writer<JournaledFile>,
+    base: Vec<u8>,
+    mem: Writer<MemImage>,
+}
+
+struct State {
+    db: Database,
+    explicit: Option<Explicit>,
+}
+
+/// One registered database: the read-side [`Database`] the tables scan
+/// (swapped after every commit) and, when writable, the file writes go to.
+/// Writes are serialised by the handle's lock; the writer (and its
+/// exclusive lock) is held only while a statement or an explicit
+/// transaction runs.
+pub struct JetHandle {
+    path: Option<PathBuf>,
+    options: JetOptions,
+    state: Mutex<State>,
+}
+
+impl fmt::Debug for JetHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JetHandle")
+            .field("path", &self.path)
+            .field("writable", &self.options.writable)
+            .finish()
+    }
+}
+
+impl JetHandle {
+    /// A handle over an already open database; writable only when
+    /// `options.writable` is set and `db` was opened from a file.
+    pub fn new(db: Database, options: JetOptions) -> Self {
+        JetHandle {
+            path: db.path().map(|p| p.to_path_buf()),
+            options,
+            state: Mutex::new(State { db, explicit: None }),
+        }
+    }
+
+    /// Options of the registration.
+    pub fn options(&self) -> &JetOptions {
+        &self.options
+    }
+
+    fn lock(&self) -> Result<MutexGuard<'_, State>> {
+        self.state
+            .lock()
+            .map_err(|_| DataFusionError::Internal("jet handle lock poisoned".into()))
+    }
+
+    /// The current read-side database (the committed image, or inside an
+    /// explicit transaction the image with its changes so far).
+    pub fn database(&self) -> Result<Database> {
+        Ok(self.lock()?.db.clone())
+    }
+
+    /// True while an explicit transaction (`BEGIN` … `COMMIT`) is open.
+    pub fn in_transaction(&self) -> bool {
+        self.lock().map(|s| s.explicit.is_some()).unwrap_or(false)
+    }
+
+    fn writable_path(&self) -> Result<&PathBuf> {
+        if !self.options.writable {
+            return Err(err(
+                "the database is open read-only; register it with JetOptions::writable (jetsql --write) to change it",
+            ));
+        }
+        self.path
+            .as_ref()
+            .ok_or_else(|| err("the database was not opened from a file; it cannot be written"))
+    }
+
+    fn reopen(&self, path: &PathBuf) -> Result<Database> {
+        Database::open(path, OpenOptions::default()).map_err(to_df)
+    }
+
+    /// Runs one statement's write: `prepare` reads the committed image (to
+    /// choose rows), then `apply` changes it in one transaction. Outside an
+    /// explicit transaction the change is committed through the journal
+    /// and the read side reopened; inside one it joins the transaction.
+    pub fn write<P, R>(
+        &self,
+        prepare: impl FnOnce(&Database) -> Result<P>,
+        apply: impl FnOnce(&mut Transaction<'_>, P) -> WResult<R>,
+    ) -> Result<R> {
+        let path = self.writable_path()?.clone();
+        let mut st = self.lock()?;
+        if let Some(ex) = st.explicit.as_mut() {
+            let db = ex.mem.database().map_err(to_df)?;
+            let p = prepare(&db)?;
+            let out = ex.mem.transaction(|tx| apply(tx, p)).map_err(to_df)?;
+            st.db = ex_db(st.explicit.as_ref())?;
+            return Ok(out);
+        }
+        let mut writer = Database::open_writable(&path).map_err(to_df)?;
+        let db = writer.database().map_err(to_df)?;
+        let p = prepare(&db)?;
+        drop(db);
+        let out = writer.transaction(|tx| apply(tx, p)).map_err(to_df)?;
+        drop(writer);
+        st.db = self.reopen(&path)?;
+        Ok(out)
+    }
+
+    /// `BEGIN`: later statements collect their changes in memory until
+    /// [`JetHandle::commit`]; the file's writer lock is held meanwhile.
+    pub fn begin(&self) -> Result<()> {
+        let path = self.writable_path()?.clone();
+        let mut st = self.lock()?;
+        if st.explicit.is_some() {
+            return Err(err("a transaction is already open (BEGIN inside BEGIN)"));
+        }
+        let file = Database::open_writable(&path).map_err(to_df)?;
+        let base = std::fs::read(&path).map_err(DataFusionError::IoError)?;
+        let mem = Writer::new(MemImage {
+            bytes: base.clone(),
+        })
+        .map_err(to_df)?;
+        st.explicit = Some(Explicit { file, base, mem });
+        st.db = ex_db(st.explicit.as_ref())?;
+        Ok(())
+    }
+
+    /// `COMMIT`: every change since `BEGIN` reaches the file in one
+    /// journaled commit.
+    pub fn commit(&self) -> Result<()> {
+        let path = self.writable_path()?.clone();
+        let mut st = self.lock()?;
+        let Some(ex) = st.explicit.take() else {
+            return Err(err("COMMIT without BEGIN"));
+        };
+        let version = ex.mem.version();
+        let new = ex.mem.into_target().bytes;
+        let changes = diff(&ex.base, &new, version.layout().page_size)?;
+        let mut target = ex.file.into_target();
+        if !changes.is_empty() {
+            target.commit(&changes).map_err(to_df)?;
+        }
+        drop(target);
+        st.db = self.reopen(&path)?;
+        Ok(())
+    }
+
+    /// `ROLLBACK`: forgets every change since `BEGIN`; the file was never
+    /// touched.
+    pub fn rollback(&self) -> Result<()> {
+        let path = self.writable_path()?.clone();
+        let mut st = self.lock()?;
+        if st.explicit.take().is_none() {
+            return Err(err("ROLLBACK without BEGIN"));
+        }
+        st.db = self.reopen(&path)?;
+        Ok(())
+    }
+}
+
+fn ex_db(ex: Option<&Explicit>) -> Result<Database> {
+    let ex = ex.ok_or_else(|| DataFusionError::Internal("no explicit transaction".into()))?;
+    ex.mem.database().map_err(to_df)
+}
+
+/// The pages of `new` that differ from `old` (both whole images).
+fn diff(old: &[u8], new: &[u8], page_size: usize) -> Result<ImageChanges> {
+    let pages = |b: &[u8]| {
+        u32::try_from(b.len() / page_size)
+            .map_err(|_| DataFusionError::Internal("image too large".into()))
+    };
+    let (old_pages, new_pages) = (pages(old)?, pages(new)?);
+    let mut changed = BTreeMap::new();
+    for (n, page) in new.chunks(page_size).enumerate() {
+        let o = old.get(n * page_size..(n + 1) * page_size);
+        if o != Some(page) {
+            let n = u32::try_from(n).map_err(|_| DataFusionError::Internal("page".into()))?;
+            changed.insert(n, page.to_vec().into_boxed_slice());
+        }
+    }
+    Ok(ImageChanges {
+        page_size,
+        old_pages,
+        new_pages,
+        pages: changed,
+    })
+}
+
+/// The one-row `count` result of a DML statement.
+fn count_batch(n: u64) -> Result<RecordBatch> {
+    Ok(RecordBatch::try_new(
+        count_schema(),
+        vec![Arc::new(UInt64Array::from(vec![n]))],
+    )?)
+}
+
+fn count_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![Field::new(
+        "count",
+        DataType::UInt64,
+        false,
+    )]))
+}
+
+/// INSERT sink: all input batches go into the table in one transaction.
+#[derive(Debug)]
+pub struct JetSink {
+    handle: Arc<JetHandle>,
+    table: String,
+    schema: SchemaRef,
+}
+
+impl JetSink {
+    /// A sink appending to `table` of `handle`.
+    pub fn new(handle: Arc<JetHandle>, table: String, schema: SchemaRef) -> Self {
+        JetSink {
+            handle,
+            table,
+            schema,
+        }
+    }
+}
+
+impl DisplayAs for JetSink {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "JetSink: table={}", self.table)
+    }
+}
+
+/// Drops auto-number columns whose values are all NULL (the value was
+/// omitted), so the writer assigns them.
+fn without_omitted_auto_numbers(batch: &RecordBatch, auto: &[String]) -> Result<RecordBatch> {
+    let keep: Vec<usize> = (0..batch.num_columns())
+        .filter(|&i| {
+            let name = batch.schema().field(i).name().clone();
+            !(auto.iter().any(|a| a.eq_ignore_ascii_case(&name))
+                && batch.column(i).null_count() == batch.num_rows())
+        })
+        .collect();
+    Ok(batch.project(&keep)?)
+}
+
+#[async_trait]
+impl DataSink for JetSink {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    async fn write_all(
+        &self,
+        mut data: SendableRecordBatchStream,
+        _context: &Arc<TaskContext>,
+    ) -> Result<u64> {
+        let mut batches = Vec::new();
+        while let Some(b) = data.next().await {
+            let b = b?;
+            if b.num_rows() > 0 {
+                batches.push(b);
+            }
+        }
+        let table = self.table.clone();
+        self.handle.write(
+            |db| {
+                let t = db.table(&table).map_err(to_df)?;
+                let auto: Vec<String> = t
+                    .def()
+                    .columns
+                    .iter()
+                    .filter(|c| c.is_auto_number())
+                    .map(|c| c.name.clone())
+                    .collect();
+                batches
+                    .iter()
+                    .map(|b| without_omitted_auto_numbers(b, &auto))
+                    .collect::<Result<Vec<_>>>()
+            },
+            |tx, batches| {
+                let mut n = 0u64;
+                for b in &batches {
+                    n += tx.insert(&table, b)?.len() as u64;
+                }
+                Ok(n)
+            },
+        )
+    }
+}
+
+/// What a [`JetDmlExec`] does to the rows its predicate selects.
+#[derive(Debug, Clone)]
+pub enum DmlKind {
+    /// `DELETE`.
+    Delete,
+    /// `UPDATE`: (column name, new value over the old row).
+    Update(Vec<(String, Arc<dyn PhysicalExpr>)>),
+}
+
+/// The plan of `DELETE` / `UPDATE`: nothing happens until it executes;
+/// then the rows of the committed image are read, the predicate is
+/// evaluated exactly on each (SQL semantics: NULL is not true), and the
+/// selected rows change in one transaction. Yields one row, `count`.
+#[derive(Debug)]
+pub struct JetDmlExec {
+    handle: Arc<JetHandle>,
+    table: String,
+    predicate: Option<Arc<dyn PhysicalExpr>>,
+    kind: DmlKind,
+    props: Arc<PlanProperties>,
+}
+
+impl JetDmlExec {
+    /// The plan; `predicate` `None` selects every row.
+    pub fn new(
+        handle: Arc<JetHandle>,
+        table: String,
+        predicate: Option<Arc<dyn PhysicalExpr>>,
+        kind: DmlKind,
+    ) -> Self {
+        let props = Arc::new(PlanProperties::new(
+            EquivalenceProperties::new(count_schema()),
+            Partitioning::UnknownPartitioning(1),
+            EmissionType::Final,
+            Boundedness::Bounded,
+        ));
+        JetDmlExec {
+            handle,
+            table,
+            predicate,
+            kind,
+            props,
+        }
+    }
+
+    fn run(&self) -> Result<u64> {
+        let table = self.table.clone();
+        let batch_size = self.handle.options.batch_size.max(1);
+        let predicate = self.predicate.clone();
+        let kind = self.kind.clone();
+        self.handle.write(
+            |db| {
+                let t = db.table(&table).map_err(to_df)?;
+                let marks = t.bookmarks().map_err(to_df)?;
+                let mut chosen: Vec<Bookmark> = Vec::new();
+                let mut changes: Vec<RecordBatch> = Vec::new();
+                for chunk in marks.chunks(batch_size) {
+                    let scan = t
+                        .fetch(
+                            chunk.to_vec(),
+                            ScanOptions {
+                                batch_size,
+                                ..ScanOptions::default()
+                            },
+                        )
+                        .map_err(to_df)?;
+                    let schema = scan.schema();
+                    let parts = scan
+                        .collect::<jet_storage::Result<Vec<_>>>()
+                        .map_err(to_df)?;
+                    let rows = concat_batches(&schema, &parts)?;
+                    if rows.num_rows() != chunk.len() {
+                        return Err(DataFusionError::Internal(format!(
+                            "table {table}: fetched {} rows for {} bookmarks",
+                            rows.num_rows(),
+                            chunk.len()
+                        )));
+                    }
+                    let mask: BooleanArray = match &predicate {
+                        None => BooleanArray::from(vec![true; rows.num_rows()]),
+                        Some(p) => {
+                            let v = p.evaluate(&rows)?.into_array(rows.num_rows())?;
+                            let b = v
+                                .as_any()
+                                .downcast_ref::<BooleanArray>()
+                                .ok_or_else(|| err("the WHERE clause is not boolean"))?;
+                            b.iter().map(|x| Some(x == Some(true))).collect()
+                        }
+                    };
+                    for (i, bm) in chunk.iter().enumerate() {
+                        if mask.value(i) {
+                            chosen.push(*bm);
+                        }
+                    }
+                    if let DmlKind::Update(assign) = &kind {
+                        let sel = filter_record_batch(&rows, &mask)?;
+                        if sel.num_rows() == 0 {
+                            continue;
+                        }
+                        let mut fields = Vec::new();
+                        let mut cols: Vec<ArrayRef> = Vec::new();
+                        for (name, e) in assign {
+                            let target = schema.field_with_name(name).map_err(|_| {
+                                err(format!("table {table:?} has no column {name:?}"))
+                            })?;
+                            let v = e.evaluate(&sel)?.into_array(sel.num_rows())?;
+                            let v = if v.data_type() == target.data_type() {
+                                v
+                            } else {
+                                cast(&v, target.data_type())?
+                            };
+                            fields.push(Field::new(name, target.data_type().clone(), true));
+                            cols.push(v);
+                        }
+                        changes.push(RecordBatch::try_new(Arc::new(Schema::new(fields)), cols)?);
+                    }
+                }
+                let changes = match changes.first() {
+                    Some(f) => Some(concat_batches(&f.schema(), &changes)?),
+                    None => None,
+                };
+                Ok((chosen, changes))
+            },
+            |tx, (chosen, changes)| {
+                if chosen.is_empty() {
+                    return Ok(0u64);
+                }
+                let n = match (&kind, changes) {
+                    (DmlKind::Update(_), Some(c)) => tx.update(&table, &chosen, &c)?,
+                    _ => tx.delete(&table, &chosen)?,
+                };
+                Ok(n as u64)
+            },
+        )
+    }
+}
+
+impl DisplayAs for JetDmlExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        let what = match &self.kind {
+            DmlKind::Delete => "delete".to_string(),
+            DmlKind::Update(a) => format!(
+                "update set {}",
+                a.iter()
+                    .map(|(n, e)| format!("{n} = {e}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        write!(f, "JetDmlExec: table={}, {what}", self.table)?;
+        if let Some(p) = &self.predicate {
+            write!(f, ", where {p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl ExecutionPlan for JetDmlExec {
+    fn name(&self) -> &str {
+        "JetDmlExec"
+    }
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.props
+    }
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![]
+    }
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+    fn with_new_children(
+        self: Arc<Self>,
+        _children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(self)
+    }
+    fn execute(
+        &self,
+        partition: usize,
+        _ctx: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        if partition != 0 {
+            return Err(DataFusionError::Internal(format!(
+                "JetDmlExec has no partition {partition}"
+            )));
+        }
+        let this = JetDmlExec::new(
+            self.handle.clone(),
+            self.table.clone(),
+            self.predicate.clone(),
+            self.kind.clone(),
+        );
+        let fut = async move { this.run().and_then(count_batch) };
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            count_schema(),
+            futures::stream::once(fut),
+        )))
+    }
+}

@@ -1,0 +1,382 @@
+//! The statement entry point for writes: [`JetSession`] parses SQL with
+//! DataFusion's parser, handles `BEGIN` / `COMMIT` / `ROLLBACK` itself,
+//! refuses the statements DataFusion 55 would run wrongly, and tells the
+//! DELETE / UPDATE hooks whether the statement had a WHERE clause.
+//!
+//! Why: DataFusion 55's `delete_from` / `update` hooks receive no filters
+//! when the WHERE clause holds a subquery, `EXISTS` or a constant
+//! (upstream issue 24654), which reads as "every row"; `DELETE … LIMIT` is
+//! ignored (24998); `UPDATE … FROM` is unsupported (19950). The hooks
+//! refuse to run unless a [`DmlGuard`] installed by this entry point says
+//! what the statement looked like.
+
+use crate::catalog::JetCatalogProvider;
+use crate::dml::JetHandle;
+use crate::table::JetOptions;
+use crate::to_df;
+use datafusion::arrow::array::RecordBatch;
+use datafusion::catalog::Session;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::logical_expr::Expr;
+use datafusion::prelude::SessionContext;
+use datafusion::sql::parser::{DFParserBuilder, Statement as DFStatement};
+use datafusion::sql::sqlparser::ast::{
+    Expr as SqlExpr, ObjectType, Statement as SqlStatement, visit_expressions,
+};
+use datafusion::sql::sqlparser::dialect::dialect_from_str;
+use jet_storage::{Database, OpenOptions};
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+fn refuse(msg: impl Into<String>) -> DataFusionError {
+    DataFusionError::Plan(msg.into())
+}
+
+/// What the entry point saw of the DELETE / UPDATE being planned; a
+/// session config extension the hooks read.
+#[derive(Debug, Default)]
+pub struct DmlGuard {
+    /// `Some(has_where)` while a DELETE / UPDATE is planned and run.
+    current: Mutex<Option<bool>>,
+}
+
+impl DmlGuard {
+    fn set(&self, v: Option<bool>) {
+        if let Ok(mut g) = self.current.lock() {
+            *g = v;
+        }
+    }
+    fn get(&self) -> Option<bool> {
+        self.current.lock().ok().and_then(|g| *g)
+    }
+}
+
+/// Called by the DELETE / UPDATE hooks: refuses unless the entry point
+/// vouched for the statement, and refuses a statement whose WHERE clause
+/// did not reach the hook as filters.
+pub(crate) fn check_filters(
+    state: &dyn Session,
+    what: &str,
+    table: &str,
+    filters: &[Expr],
+) -> Result<()> {
+    let shape = state
+        .config()
+        .get_extension::<DmlGuard>()
+        .and_then(|g| g.get());
+    match shape {
+        None => Err(refuse(format!(
+            "{what} on table {table:?} refused: run it through jet_provider::JetSession \
+             (DataFusion 55 can lose a WHERE clause on the way to the table, upstream issue 24654)"
+        ))),
+        Some(true) if filters.is_empty() => Err(refuse(format!(
+            "{what} on table {table:?} refused: its WHERE clause did not reach the table as a filter \
+             (DataFusion 55 drops WHERE clauses that are constant or hold subqueries, upstream issue 24654); \
+             no row changed"
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+fn has_subquery(e: &SqlExpr) -> bool {
+    let r = visit_expressions(e, |x| match x {
+        SqlExpr::Subquery(_) | SqlExpr::InSubquery { .. } | SqlExpr::Exists { .. } => {
+            ControlFlow::Break(())
+        }
+        _ => ControlFlow::Continue(()),
+    });
+    r.is_break()
+}
+
+/// What the statement is, as far as this entry point cares.
+enum Kind {
+    Begin,
+    Commit,
+    Rollback,
+    /// DELETE / UPDATE (possibly under EXPLAIN): whether it has a WHERE.
+    Dml(bool),
+    /// `DROP TABLE names` (with IF EXISTS).
+    DropTable(Vec<String>, bool),
+    Other,
+}
+
+fn classify(s: &DFStatement) -> Result<Kind> {
+    match s {
+        DFStatement::Explain(e) => classify(&e.statement),
+        DFStatement::Statement(s) => classify_sql(s),
+        _ => Ok(Kind::Other),
+    }
+}
+
+fn classify_sql(s: &SqlStatement) -> Result<Kind> {
+    Ok(match s {
+        SqlStatement::StartTransaction { .. } => Kind::Begin,
+        SqlStatement::Commit { .. } => Kind::Commit,
+        SqlStatement::Rollback {
+            savepoint: None, ..
+        } => Kind::Rollback,
+        SqlStatement::Rollback { .. } => {
+            return Err(refuse("ROLLBACK TO SAVEPOINT is not supported"));
+        }
+        SqlStatement::Explain { statement, .. } => classify_sql(statement)?,
+        SqlStatement::Delete(d) => {
+            if d.limit.is_some() {
+                return Err(refuse(
+                    "DELETE … LIMIT is not supported (DataFusion 55 ignores the LIMIT, upstream issue 24998); no row changed",
+                ));
+            }
+            if d.selection.as_ref().is_some_and(has_subquery) {
+                return Err(refuse(
+                    "DELETE with a subquery or EXISTS in its WHERE clause is not supported \
+                     (DataFusion 55 would not pass the condition to the table, upstream issue 24654); no row changed",
+                ));
+            }
+            Kind::Dml(d.selection.is_some())
+        }
+        SqlStatement::Update(u) => {
+            if u.from.is_some() {
+                return Err(refuse(
+                    "UPDATE … FROM is not supported (upstream issue 19950); no row changed",
+                ));
+            }
+            if u.limit.is_some() {
+                return Err(refuse("UPDATE … LIMIT is not supported; no row changed"));
+            }
+            if u.selection.as_ref().is_some_and(has_subquery) {
+                return Err(refuse(
+                    "UPDATE with a subquery or EXISTS in its WHERE clause is not supported \
+                     (DataFusion 55 would not pass the condition to the table, upstream issue 24654); no row changed",
+                ));
+            }
+            Kind::Dml(u.selection.is_some())
+        }
+        SqlStatement::Drop {
+            object_type: ObjectType::Table,
+            if_exists,
+            names,
+            ..
+        } => Kind::DropTable(names.iter().map(|n| n.to_string()).collect(), *if_exists),
+        _ => Kind::Other,
+    })
+}
+
+/// A DataFusion session with Jet databases registered, and the statement
+/// entry point for writes. Every statement that changes a database is
+/// one journaled transaction, unless an explicit `BEGIN` … `COMMIT`
+/// groups several (then the whole group commits at once, or on
+/// `ROLLBACK` or an error in `COMMIT` not at all).
+pub struct JetSession {
+    ctx: SessionContext,
+    guard: Arc<DmlGuard>,
+    handles: Mutex<Vec<(String, Arc<JetHandle>)>>,
+}
+
+impl std::fmt::Debug for JetSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JetSession").finish_non_exhaustive()
+    }
+}
+
+impl JetSession {
+    /// Wraps `ctx` (installs the [`DmlGuard`] the DELETE / UPDATE hooks
+    /// require).
+    pub fn new(ctx: SessionContext) -> Self {
+        let guard = Arc::new(DmlGuard::default());
+        ctx.state_ref()
+            .write()
+            .config_mut()
+            .set_extension(guard.clone());
+        JetSession {
+            ctx,
+            guard,
+            handles: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The DataFusion context.
+    pub fn context(&self) -> &SessionContext {
+        &self.ctx
+    }
+
+    /// Opens the database at `path` and registers it as catalog `name`
+    /// (tables `name.public."Table"`); with `default_schema` its tables
+    /// also answer to bare names. Writable only with `options.writable`.
+    pub fn register(
+        &self,
+        name: &str,
+        path: impl AsRef<Path>,
+        options: JetOptions,
+        default_schema: bool,
+    ) -> Result<Arc<JetHandle>> {
+        let db = Database::open(path.as_ref(), OpenOptions::default()).map_err(to_df)?;
+        let handle = Arc::new(JetHandle::new(db, options));
+        let catalog = Arc::new(JetCatalogProvider::with_handle(handle.clone()));
+        self.ctx.register_catalog(name, catalog.clone());
+        if default_schema {
+            let opts = self.ctx.state().config().options().catalog.clone();
+            let schema = datafusion::catalog::CatalogProvider::schema(catalog.as_ref(), "public")
+                .ok_or_else(|| DataFusionError::Internal("no public schema".into()))?;
+            self.ctx
+                .catalog(&opts.default_catalog)
+                .ok_or_else(|| refuse("no default catalog"))?
+                .register_schema(&opts.default_schema, schema)?;
+        }
+        self.handles
+            .lock()
+            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
+            .push((name.to_string(), handle.clone()));
+        Ok(handle)
+    }
+
+    fn handles(&self) -> Vec<Arc<JetHandle>> {
+        self.handles
+            .lock()
+            .map(|h| h.iter().map(|(_, h)| h.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    fn writable(&self) -> Vec<Arc<JetHandle>> {
+        self.handles()
+            .into_iter()
+            .filter(|h| h.options().writable)
+            .collect()
+    }
+
+    /// Runs every statement of `sql` in order and returns the batches of
+    /// the last one. Stops at the first error (statements before it keep
+    /// their effect, as in any SQL shell; an open explicit transaction
+    /// stays open).
+    pub async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>> {
+        let state = self.ctx.state();
+        let options = state.config().options();
+        let dialect = dialect_from_str(options.sql_parser.dialect)
+            .ok_or_else(|| refuse("unsupported SQL dialect"))?;
+        let statements = DFParserBuilder::new(sql)
+            .with_dialect(dialect.as_ref())
+            .with_recursion_limit(options.sql_parser.recursion_limit.get())
+            .build()?
+            .parse_statements()?;
+        let mut last = Vec::new();
+        for s in statements {
+            last = self.statement(s).await?;
+        }
+        Ok(last)
+    }
+
+    async fn statement(&self, s: DFStatement) -> Result<Vec<RecordBatch>> {
+        match classify(&s)? {
+            Kind::Begin => {
+                let hs = self.writable();
+                if hs.is_empty() {
+                    return Err(refuse(
+                        "BEGIN: no database is registered writable (JetOptions::writable, jetsql --write)",
+                    ));
+                }
+                for (i, h) in hs.iter().enumerate() {
+                    if let Err(e) = h.begin() {
+                        for h in hs.iter().take(i) {
+                            let _ = h.rollback();
+                        }
+                        return Err(e);
+                    }
+                }
+                Ok(Vec::new())
+            }
+            Kind::Commit => {
+                let hs: Vec<_> = self
+                    .writable()
+                    .into_iter()
+                    .filter(|h| h.in_transaction())
+                    .collect();
+                if hs.is_empty() {
+                    return Err(refuse("COMMIT without BEGIN"));
+                }
+                for h in hs {
+                    h.commit()?;
+                }
+                Ok(Vec::new())
+            }
+            Kind::Rollback => {
+                let hs: Vec<_> = self
+                    .writable()
+                    .into_iter()
+                    .filter(|h| h.in_transaction())
+                    .collect();
+                if hs.is_empty() {
+                    return Err(refuse("ROLLBACK without BEGIN"));
+                }
+                for h in hs {
+                    h.rollback()?;
+                }
+                Ok(Vec::new())
+            }
+            Kind::DropTable(names, if_exists) => self.drop_tables(&names, if_exists).await,
+            Kind::Dml(has_where) => {
+                self.guard.set(Some(has_where));
+                let out = self.run(s).await;
+                self.guard.set(None);
+                out
+            }
+            Kind::Other => self.run(s).await,
+        }
+    }
+
+    async fn run(&self, s: DFStatement) -> Result<Vec<RecordBatch>> {
+        let plan = self.ctx.state().statement_to_plan(s).await?;
+        self.ctx.execute_logical_plan(plan).await?.collect().await
+    }
+
+    async fn drop_tables(&self, names: &[String], if_exists: bool) -> Result<Vec<RecordBatch>> {
+        for name in names {
+            let (handle, table) = self.resolve_jet_table(name)?;
+            let Some(handle) = handle else {
+                if if_exists {
+                    continue;
+                }
+                return Err(refuse(format!("DROP TABLE: no Jet table {name:?}")));
+            };
+            handle.write(|_| Ok(()), |tx, ()| tx.drop_table(&table))?;
+        }
+        Ok(Vec::new())
+    }
+
+    /// The handle and the Access name of a (possibly qualified) table name.
+    fn resolve_jet_table(&self, name: &str) -> Result<(Option<Arc<JetHandle>>, String)> {
+        let parts: Vec<String> = name
+            .split('.')
+            .map(|p| {
+                p.trim_matches(|c| c == '"' || c == '[' || c == ']')
+                    .to_string()
+            })
+            .collect();
+        let handles = self
+            .handles
+            .lock()
+            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
+            .clone();
+        let (catalog, table) = match parts.as_slice() {
+            [t] => (None, t.clone()),
+            [c, _, t] => (Some(c.clone()), t.clone()),
+            [c, t] => (Some(c.clone()), t.clone()),
+            _ => return Err(refuse(format!("bad table name {name:?}"))),
+        };
+        for (cname, h) in handles {
+            if catalog
+                .as_ref()
+                .is_some_and(|c| !c.eq_ignore_ascii_case(&cname))
+            {
+                continue;
+            }
+            let db = h.database()?;
+            if let Some(real) = db
+                .table_names()
+                .into_iter()
+                .find(|n| n.eq_ignore_ascii_case(&table))
+            {
+                return Ok((Some(h), real));
+            }
+        }
+        Ok((None, table))
+    }
+}
