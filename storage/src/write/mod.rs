@@ -373,7 +373,7 @@ mod tests {
             let got_notes = b.column(3).as_any().downcast_ref::<StringArray>().unwrap();
             for r in 0..b.num_rows() {
                 let i = ids.value(r) as usize - 1;
-                let want = if i % 5 == 0 {
+                let want = if i.is_multiple_of(5) {
                     Some("grown ".repeat(200 + i))
                 } else {
                     notes[i].clone()

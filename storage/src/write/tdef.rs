@@ -783,7 +783,7 @@ mod tests {
             ..IndexSpec::new("by_name", &[])
         });
         let mut def = layout(JetVersion::Jet4, &spec, 9, false).unwrap();
-        def.usage_map = (10 << 8) | 0;
+        def.usage_map = 10 << 8;
         def.free_map = (10 << 8) | 1;
         def.real_indexes[0].root_page = 11;
         let extra = TdefExtra {
