@@ -274,4 +274,5 @@ pub fn run_mdb_export(
     })
 }
 
+pub mod agree;
 pub mod crash;

@@ -349,7 +349,9 @@ impl Table {
     fn load(source: &Arc<ScanSource>, name: &str, page: u32, props: &[u8]) -> Result<Table> {
         let chain = tdef::read_chain(&*source.src, page)?;
         let mut def = tdef::parse(source.version, page, &chain, name, source.encoding)?;
-        let props = PropertyMaps::parse(props, !source.version.is_jet3(), source.encoding);
+        let unicode = !source.version.is_jet3();
+        let props = PropertyMaps::parse(props, unicode, source.encoding);
+        crate::props::apply_column_rules(&mut def, &props, unicode, source.encoding);
         for c in def.columns.iter_mut().filter(|c| c.is_calculated()) {
             // a calculated column's real type is its ResultType property
             if let Some(t) = props
@@ -515,7 +517,8 @@ impl Table {
 
 /// The Arrow field of a column: name, type, nullability and Jet metadata
 /// (`jet.type`, `jet.length`, `jet.flags`, `jet.auto_number`, and where they
-/// apply `jet.precision`/`jet.scale`, `jet.calculated`, `jet.hyperlink`).
+/// apply `jet.precision`/`jet.scale`, `jet.calculated`, `jet.hyperlink`, and
+/// from the property map `jet.required` and `jet.default`).
 pub fn field_for(c: &tdef::Column) -> Field {
     let mut md = HashMap::new();
     md.insert("jet.type".to_string(), c.jet_type.name().to_string());
@@ -533,6 +536,12 @@ pub fn field_for(c: &tdef::Column) -> Field {
     }
     if c.is_hyperlink() {
         md.insert("jet.hyperlink".to_string(), "true".to_string());
+    }
+    if c.required {
+        md.insert("jet.required".to_string(), "true".to_string());
+    }
+    if let Some(d) = &c.default_value {
+        md.insert("jet.default".to_string(), d.clone());
     }
     let nullable = c.jet_type != crate::types::JetType::Boolean || c.is_calculated();
     Field::new(&c.name, c.arrow_type(), nullable).with_metadata(md)

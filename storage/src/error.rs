@@ -119,6 +119,13 @@ pub enum JournalError {
         #[source]
         source: std::io::Error,
     },
+    /// The database file is marked read-only (no write permission bit
+    /// set); it is not opened for writing, whoever the process runs as.
+    #[error("{path} is read-only; it was not opened for writing")]
+    ReadOnly {
+        /// The database.
+        path: PathBuf,
+    },
     /// Another holder of the database prevents this lock.
     #[error("{path} is in use by {holder}; try again when it is closed")]
     Locked {

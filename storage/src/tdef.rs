@@ -55,6 +55,13 @@ pub struct Column {
     /// Legacy, 1 = General 2010+; always 0 in Jet3, whose only general
     /// order is Access 97's).
     pub sort_order_version: u8,
+    /// The column refuses NULL: its `Required` property (from the table's
+    /// property map in MSysObjects, not the TDEF; false until applied with
+    /// [`crate::props::apply_column_rules`]).
+    pub required: bool,
+    /// The column's `DefaultValue` expression text as stored (from the
+    /// property map, like [`Column::required`]).
+    pub default_value: Option<String>,
 }
 
 impl Column {
@@ -318,6 +325,8 @@ pub fn parse(
             sort_order: g16(l.col_sort_order),
             code_page: l.col_code_page.map(g16).unwrap_or(0),
             sort_order_version: l.col_sort_version.map(|o| d[o]).unwrap_or(0),
+            required: false,
+            default_value: None,
         });
     }
     for col in columns.iter_mut() {

@@ -3,158 +3,21 @@
 //! for the committed fixtures (which must also be exactly what the
 //! generator writes today) and for randomly written databases.
 //!
-//! Value normalisation (documented, both sides): dates exported with
-//! `-T '%Y-%m-%d %H:%M:%S'` and ours formatted the same (the generated
-//! values have whole seconds); binary as upper-case hex (`-b hex`);
-//! floating point compared as numbers; rows compared as sorted multisets
-//! (mdbtools lists a row moved to an overflow page where its bytes are).
-//! A zero-length text is compared as NULL (mdbtools reads it so).
-//! Text is kept to the Basic Multilingual Plane here: mdbtools prints
+//! Value normalisation: see `jet_tests::agree` (the generated values have
+//! whole seconds). Text is kept to the Basic Multilingual Plane here: mdbtools prints
 //! non-BMP characters as `??` (the round-trip test covers them).
 
 use arrow_array::{
-    Array, ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray, TimestampMicrosecondArray,
+    ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray, TimestampMicrosecondArray,
 };
-use arrow_schema::DataType;
 use jet_storage::image::MemImage;
 use jet_storage::write::{ColumnSpec, TableSpec, Writer, new_database};
-use jet_storage::{Database, JetType, JetVersion, ScanOptions};
-use jet_tests::{require_mdb_export, run_mdb_export, workspace_root};
+use jet_storage::{Database, JetType, JetVersion};
+use jet_tests::agree::{assert_mdb_export_equals_scan, our_rows};
+use jet_tests::{require_mdb_export, workspace_root};
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
-
-const NULL: &str = "\u{1}";
-
-fn our_rows(db: &Database, table: &str) -> Vec<Vec<String>> {
-    let t = db.table(table).unwrap();
-    // GUIDs are compared without dashes: mdbtools prints the last two
-    // groups as one (8-4-4-16) and hex-encodes the text under `-b hex`
-    let guid: Vec<bool> = t
-        .def()
-        .columns
-        .iter()
-        .map(|c| c.jet_type == JetType::Guid)
-        .collect();
-    let schema = t.schema();
-    let mut rows = Vec::new();
-    for b in t.scan(ScanOptions::default()).unwrap() {
-        let b = b.unwrap();
-        for r in 0..b.num_rows() {
-            let mut row = Vec::new();
-            for (c, f) in schema.fields().iter().enumerate() {
-                let v = cell(b.column(c), r, f.data_type());
-                // mdbtools reads a zero-length text as NULL
-                row.push(if guid[c] {
-                    v.replace('-', "")
-                } else if v.is_empty() {
-                    NULL.to_string()
-                } else {
-                    v
-                });
-            }
-            rows.push(row);
-        }
-    }
-    rows.sort();
-    rows
-}
-
-fn cell(a: &ArrayRef, r: usize, dt: &DataType) -> String {
-    use arrow_array::cast::AsArray;
-    if a.is_null(r) {
-        return NULL.to_string();
-    }
-    match dt {
-        DataType::Boolean => (if a.as_boolean().value(r) { "1" } else { "0" }).to_string(),
-        DataType::Timestamp(..) => {
-            let us = a
-                .as_primitive::<arrow_array::types::TimestampMicrosecondType>()
-                .value(r);
-            chrono::DateTime::from_timestamp_micros(us)
-                .unwrap()
-                .naive_utc()
-                .format("%Y-%m-%d %H:%M:%S")
-                .to_string()
-        }
-        DataType::Float32 => norm_float(f64::from(
-            a.as_primitive::<arrow_array::types::Float32Type>().value(r),
-        )),
-        DataType::Float64 => {
-            norm_float(a.as_primitive::<arrow_array::types::Float64Type>().value(r))
-        }
-        DataType::Binary => a
-            .as_binary::<i32>()
-            .value(r)
-            .iter()
-            .map(|b| format!("{b:02X}"))
-            .collect(),
-        _ => arrow_cast::display::array_value_to_string(a, r).unwrap(),
-    }
-}
-
-fn short(s: &str) -> String {
-    if s.chars().count() > 60 {
-        let head: String = s.chars().take(30).collect();
-        let tail: String = s
-            .chars()
-            .rev()
-            .take(30)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        format!("{head}…{tail} ({} chars)", s.chars().count())
-    } else {
-        s.to_string()
-    }
-}
-
-fn norm_float(v: f64) -> String {
-    format!("{v:.6e}")
-}
-
-fn mdb_rows(
-    file: &Path,
-    table: &str,
-    float_cols: &[usize],
-    guid_cols: &[usize],
-) -> Vec<Vec<String>> {
-    let (prog, _) = require_mdb_export().expect("mdb-export");
-    let out = run_mdb_export(
-        &prog,
-        &["-T", "%Y-%m-%d %H:%M:%S", "-b", "hex", "-0", NULL],
-        file,
-        table,
-    )
-    .unwrap();
-    let mut rd = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(&out.stdout[..]);
-    let mut rows = Vec::new();
-    for rec in rd.records() {
-        let rec = rec.unwrap();
-        let mut row: Vec<String> = rec.iter().map(|s| s.to_string()).collect();
-        for &c in float_cols {
-            if row[c] != NULL {
-                row[c] = norm_float(row[c].parse::<f64>().unwrap());
-            }
-        }
-        for (c, v) in row.iter_mut().enumerate() {
-            if guid_cols.contains(&c) && *v != NULL {
-                let bytes: Vec<u8> = (0..v.len() / 2)
-                    .map(|i| u8::from_str_radix(&v[2 * i..2 * i + 2], 16).unwrap())
-                    .collect();
-                *v = String::from_utf8(bytes).unwrap().replace('-', "");
-            } else if v.chars().all(|c| c.is_ascii_hexdigit()) {
-                *v = v.to_ascii_uppercase();
-            }
-        }
-        rows.push(row);
-    }
-    rows.sort();
-    rows
-}
 
 fn compare(file: &Path, version: &str) {
     let ver = Command::new("mdb-ver")
@@ -184,43 +47,7 @@ fn compare(file: &Path, version: &str) {
     ours.sort();
     assert_eq!(theirs, ours, "{}", file.display());
     for t in &names {
-        let table = db.table(t).unwrap();
-        let floats: Vec<usize> = table
-            .schema()
-            .fields()
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| matches!(f.data_type(), DataType::Float32 | DataType::Float64))
-            .map(|(i, _)| i)
-            .collect();
-        let guids: Vec<usize> = table
-            .def()
-            .columns
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.jet_type == JetType::Guid)
-            .map(|(i, _)| i)
-            .collect();
-        let a = our_rows(&db, t);
-        let b = mdb_rows(file, t, &floats, &guids);
-        assert_eq!(a.len(), b.len(), "{} {t}: row counts", file.display());
-        for (x, y) in a.iter().zip(&b) {
-            let diff: Vec<String> = x
-                .iter()
-                .zip(y)
-                .enumerate()
-                .filter(|(_, (p, q))| p != q)
-                .map(|(i, (p, q))| {
-                    format!("column {i}: ours {:?} mdbtools {:?}", short(p), short(q))
-                })
-                .collect();
-            assert!(
-                diff.is_empty(),
-                "{} {t}: {}",
-                file.display(),
-                diff.join("; ")
-            );
-        }
+        assert_mdb_export_equals_scan(file, &db, t);
     }
 }
 

@@ -565,12 +565,23 @@ pub struct JournaledFile<S: Storage = FsStorage> {
 }
 
 impl JournaledFile<FsStorage> {
-    /// Opens the database at `path` for writing: takes the exclusive lock
+    /// Opens the database at `path` for writing: refuses a file marked
+    /// read-only ([`JournalError::ReadOnly`]), takes the exclusive lock
     /// (waiting up to [`lock::DEFAULT_LOCK_WAIT`] for readers and writers
     /// in other processes), creates the Access lock file, and recovers a
     /// journal left by a crash.
     pub fn open(path: impl AsRef<Path>) -> Result<JournaledFile<FsStorage>, JournalError> {
         let path = path.as_ref();
+        let meta = std::fs::metadata(path).map_err(|source| JournalError::Io {
+            path: path.to_path_buf(),
+            op: "stat",
+            source,
+        })?;
+        if meta.permissions().readonly() {
+            return Err(JournalError::ReadOnly {
+                path: path.to_path_buf(),
+            });
+        }
         let l = lock::lock(path, LockMode::Exclusive, lock::DEFAULT_LOCK_WAIT)?;
         let access = AccessLockFile::create(path)?;
         let mut f = JournaledFile::with_storage(FsStorage::new(path))?;

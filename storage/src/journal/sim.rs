@@ -12,6 +12,9 @@
 //!
 //! [`SimStorage::crash_after`] makes the storage fail every operation after
 //! a given number of mutating steps, as if the process died there.
+//! [`SimStorage::set_capacity`] makes it a full disk instead: a write or
+//! length change that would make the files larger than the capacity fails
+//! with `StorageFull` (ENOSPC) and changes nothing, and the process lives on.
 
 use super::vfs::{FileKind, Storage};
 use std::collections::BTreeMap;
@@ -96,6 +99,8 @@ pub struct SimStorage {
     steps: u64,
     crash_after: Option<u64>,
     crashed: bool,
+    capacity: Option<u64>,
+    full_refusals: u64,
 }
 
 fn crash_error() -> io::Error {
@@ -142,6 +147,8 @@ impl SimStorage {
             steps: 0,
             crash_after: None,
             crashed: false,
+            capacity: None,
+            full_refusals: 0,
         }
     }
 
@@ -159,6 +166,45 @@ impl SimStorage {
     /// syncs); `None` never crashes.
     pub fn crash_after(&mut self, steps: Option<u64>) {
         self.crash_after = steps.map(|s| self.steps.saturating_add(s));
+    }
+
+    /// Limits the bytes the database and journal may occupy together
+    /// (`None`: unlimited). A write or length change that would exceed it
+    /// fails with [`io::ErrorKind::StorageFull`] and has no effect.
+    pub fn set_capacity(&mut self, bytes: Option<u64>) {
+        self.capacity = bytes;
+    }
+
+    /// How many operations the capacity refused so far.
+    pub fn full_refusals(&self) -> u64 {
+        self.full_refusals
+    }
+
+    /// Refuses an operation that would leave file `inode` `new_len` bytes
+    /// long when that exceeds the capacity.
+    fn check_room(&mut self, inode: u64, new_len: u64) -> io::Result<()> {
+        let Some(cap) = self.capacity else {
+            return Ok(());
+        };
+        let len_of = |i: u64| -> u64 {
+            self.live
+                .get(&i)
+                .map_or(0, |b| u64::try_from(b.len()).unwrap_or(u64::MAX))
+        };
+        let mut total = new_len;
+        for i in std::iter::once(self.db_inode).chain(self.live_journal) {
+            if i != inode {
+                total = total.saturating_add(len_of(i));
+            }
+        }
+        if new_len > len_of(inode) && total > cap {
+            self.full_refusals = self.full_refusals.saturating_add(1);
+            return Err(io::Error::new(
+                io::ErrorKind::StorageFull,
+                "simulated disk full (ENOSPC)",
+            ));
+        }
+        Ok(())
     }
 
     /// Mutating operations performed so far.
@@ -338,6 +384,12 @@ impl Storage for SimStorage {
 
     fn write_at(&mut self, file: FileKind, offset: u64, data: &[u8]) -> io::Result<()> {
         let inode = self.inode(file)?;
+        let cur = self
+            .live
+            .get(&inode)
+            .map_or(0, |b| u64::try_from(b.len()).unwrap_or(u64::MAX));
+        let end = offset.saturating_add(u64::try_from(data.len()).unwrap_or(u64::MAX));
+        self.check_room(inode, end.max(cur))?;
         self.step()?;
         write_into(self.live.entry(inode).or_default(), offset, data);
         self.pending.push(Op::Write {
@@ -351,6 +403,7 @@ impl Storage for SimStorage {
 
     fn set_len(&mut self, file: FileKind, len: u64) -> io::Result<()> {
         let inode = self.inode(file)?;
+        self.check_room(inode, len)?;
         self.step()?;
         let buf = self.live.entry(inode).or_default();
         let from = u64::try_from(buf.len()).unwrap_or(u64::MAX);

@@ -29,6 +29,18 @@ impl WriteTarget for JournaledFile {
     }
 }
 
+/// The simulated disk as a write target (fault-injection tests: crashes
+/// and a full disk during writer transactions); the committed image is
+/// the database file as the process sees it.
+impl WriteTarget for JournaledFile<crate::journal::sim::SimStorage> {
+    fn source(&self) -> crate::Result<Arc<dyn PageSource>> {
+        let db = self.storage().live_disk().db;
+        let header = read_header(db.get(..2048).unwrap_or(&db))?;
+        let ps = header.version.layout().page_size;
+        Ok(Arc::new(crate::page::MemPageSource::new(db, ps)))
+    }
+}
+
 impl crate::Database {
     /// Opens the database file at `path` for writing. Every transaction of
     /// the returned writer commits through the undo journal: after a crash

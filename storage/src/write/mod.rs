@@ -19,6 +19,7 @@ pub mod alloc;
 pub mod catalog;
 pub mod create;
 pub mod data_page;
+pub mod default;
 pub mod file;
 pub mod lval;
 pub mod maintain;

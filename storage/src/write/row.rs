@@ -554,6 +554,8 @@ mod tests {
             sort_order: 0,
             code_page: 0,
             sort_order_version: 0,
+            required: false,
+            default_value: None,
         };
         let f = encode_value(
             JetVersion::Jet4,

@@ -54,6 +54,11 @@ pub struct ColumnSpec {
     pub auto_number: bool,
     /// Hyperlink (Memo only).
     pub hyperlink: bool,
+    /// The column's default as Access expression text (its `DefaultValue`
+    /// property), applied to rows inserted without a value for the column.
+    /// Only expressions the writer evaluates are accepted (see
+    /// [`crate::write::default`]); others are refused at CREATE TABLE.
+    pub default_value: Option<String>,
 }
 
 impl ColumnSpec {
@@ -69,6 +74,7 @@ impl ColumnSpec {
             not_null: false,
             auto_number: false,
             hyperlink: false,
+            default_value: None,
         }
     }
     /// Text of at most `chars` characters.
@@ -89,6 +95,12 @@ impl ColumnSpec {
     /// Marks the column NOT NULL.
     pub fn not_null(mut self) -> ColumnSpec {
         self.not_null = true;
+        self
+    }
+    /// Gives the column a default (Access expression text, e.g. `0`,
+    /// `"abc"`, `#2024-01-31#`, `Yes`, `Now()`).
+    pub fn default_value(mut self, expr: &str) -> ColumnSpec {
+        self.default_value = Some(expr.to_string());
         self
     }
     /// Marks the column auto-number.
@@ -343,6 +355,8 @@ pub fn layout(version: JetVersion, spec: &TableSpec, page: u32, system: bool) ->
             sort_order: 0,
             code_page: 0,
             sort_order_version: 0,
+            required: c.not_null,
+            default_value: c.default_value.clone(),
         });
         if let Some(col) = columns.last_mut() {
             set_sort_or_precision(col, c.precision, c.scale);

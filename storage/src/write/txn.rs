@@ -7,13 +7,14 @@
 use super::lval::{self, LvalTarget};
 use super::row::{self, Cell};
 use super::tdef::{self as wtdef, ColumnSpec, TableSpec, TdefExtra};
-use super::{IndexMaintainer, IndexPages, WResult, WriteError, alloc, catalog, data_page};
+use super::{IndexMaintainer, IndexPages, WResult, WriteError, alloc, catalog, data_page, default};
 use crate::catalog::{CatalogEntry, ObjectKind};
 use crate::database::{Database, MSYS_OBJECTS_PAGE};
 use crate::format::{JetVersion, Layout, page_type};
 use crate::image::{CommitTarget, ImageChanges, MemImage, PageStore};
 use crate::index::Bookmark;
 use crate::page::{MemPageSource, PageSource};
+use crate::props::{Property, PropertyMaps};
 use crate::scan::{CrackedRow, OwnedField, RawField};
 use crate::tdef::{self, TableDef};
 use crate::types::JetType;
@@ -45,6 +46,7 @@ pub struct Writer<T: WriteTarget> {
     version: JetVersion,
     maintainer: Option<Box<dyn IndexMaintainer>>,
     clock: i64,
+    now: Option<i64>,
 }
 
 /// 2000-01-01T00:00:00 in microseconds since 1970, the default time stamp
@@ -71,6 +73,7 @@ impl<T: WriteTarget> Writer<T> {
             version: h.version,
             maintainer: Some(Box::new(super::maintain::BTreeMaintainer::new(h.version))),
             clock: DEFAULT_CLOCK,
+            now: None,
         })
     }
 
@@ -82,6 +85,14 @@ impl<T: WriteTarget> Writer<T> {
     /// Sets the time stamp written into catalog rows (µs since 1970).
     pub fn set_clock(&mut self, micros: i64) {
         self.clock = micros;
+    }
+
+    /// Fixes the time `Now()` and `Date()` defaults evaluate to (µs since
+    /// 1970, zone-less wall-clock time, as Access stores dates; pass the
+    /// local time to get Access's stamps). `None` (the default) uses the
+    /// system clock in UTC at the start of each transaction.
+    pub fn set_now(&mut self, micros: Option<i64>) {
+        self.now = micros;
     }
 
     /// Format version of the database.
@@ -120,6 +131,7 @@ impl<T: WriteTarget> Writer<T> {
             tables: HashMap::new(),
             maintainer: self.maintainer.as_deref_mut(),
             clock: self.clock,
+            now: self.now.unwrap_or_else(system_now_micros),
         };
         let out = f(&mut tx).map_err(write_err)?;
         let changes = tx.finish().map_err(write_err)?;
@@ -128,6 +140,14 @@ impl<T: WriteTarget> Writer<T> {
         }
         Ok(out)
     }
+}
+
+/// The system clock as µs since 1970 (UTC; callers that want Access's
+/// local wall-clock stamps pass the local time to [`Writer::set_now`]).
+fn system_now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
 }
 
 fn write_err(e: WriteError) -> crate::Error {
@@ -151,6 +171,7 @@ pub struct Transaction<'w> {
     tables: HashMap<String, TableState>,
     maintainer: Option<&'w mut (dyn IndexMaintainer + 'static)>,
     clock: i64,
+    now: i64,
 }
 
 /// Rows of a fresh MSysObjects-less image (used while creating a database).
@@ -166,6 +187,7 @@ pub(crate) fn bootstrap(
         tables: HashMap::new(),
         maintainer: None,
         clock,
+        now: clock,
     }
 }
 
@@ -215,8 +237,10 @@ impl<'w> Transaction<'w> {
     fn state(&mut self, name: &str) -> WResult<&mut TableState> {
         let key = name.to_lowercase();
         if !self.tables.contains_key(&key) {
-            let (real_name, page) = match self.entry(name) {
-                Some(e) if e.kind == ObjectKind::Table => (e.name.clone(), e.tdef_page()),
+            let (real_name, page, props) = match self.entry(name) {
+                Some(e) if e.kind == ObjectKind::Table => {
+                    (e.name.clone(), e.tdef_page(), e.props.clone())
+                }
                 Some(e) => {
                     return Err(WriteError::Unsupported(format!(
                         "writing to linked table {:?}",
@@ -226,7 +250,7 @@ impl<'w> Transaction<'w> {
                 None => return Err(WriteError::NoSuchTable(name.to_string())),
             };
             let chain = tdef::read_chain(&self.ov, page)?;
-            let def = tdef::parse(
+            let mut def = tdef::parse(
                 self.version,
                 page,
                 &chain,
@@ -234,6 +258,8 @@ impl<'w> Transaction<'w> {
                 encoding_rs::WINDOWS_1252,
             )
             .map_err(|e| WriteError::from(crate::Error::from(e)))?;
+            let maps = PropertyMaps::parse(&props, true, encoding_rs::WINDOWS_1252);
+            crate::props::apply_column_rules(&mut def, &maps, true, encoding_rs::WINDOWS_1252);
             let extra = wtdef::parse_extra(&def, &chain, self.version);
             let lval = extra
                 .lval_maps
@@ -284,23 +310,9 @@ impl<'w> Transaction<'w> {
         {
             return Err(WriteError::TableExists(spec.name.clone()));
         }
-        if spec.columns.iter().any(|c| c.not_null) {
-            // NOT NULL lives in the column's "Required" property (LvProp),
-            // which this writer does not encode yet: refusing is honest,
-            // accepting would drop the constraint on reopen.
-            let c = spec
-                .columns
-                .iter()
-                .find(|c| c.not_null)
-                .map(|c| c.name.clone())
-                .unwrap_or_default();
-            return Err(WriteError::Unsupported(format!(
-                "NOT NULL on column {c:?} of table {:?} (the Required property is not written yet; a primary key's columns are required through the index)",
-                spec.name
-            )));
-        }
+        let blob = self.check_rules(spec)?;
         let page = self.create_table_inner(spec, false)?;
-        let row = catalog::object_row(
+        let mut row = catalog::object_row(
             page as i32,
             catalog::TABLES_ID,
             &spec.name,
@@ -308,6 +320,9 @@ impl<'w> Transaction<'w> {
             0,
             self.clock,
         );
+        if let Some(b) = &blob {
+            row.push(("LvProp", Cell::Bytes(b.clone())));
+        }
         self.insert_named("MSysObjects", row)?;
         self.catalog.push(CatalogEntry {
             name: spec.name.clone(),
@@ -315,9 +330,75 @@ impl<'w> Transaction<'w> {
             parent_id: catalog::TABLES_ID,
             kind: ObjectKind::Table,
             flags: 0,
-            props: Vec::new(),
+            props: blob.unwrap_or_default(),
         });
         Ok(page)
+    }
+
+    /// Checks the NOT NULL and default rules of `spec`'s columns: every
+    /// default must be an expression this writer evaluates, of a value the
+    /// column holds. Returns the table's property blob (`LvProp`) holding
+    /// `Required` and `DefaultValue` for the columns that have them, or
+    /// `None` when no column has either.
+    fn check_rules(&self, spec: &TableSpec) -> WResult<Option<Vec<u8>>> {
+        let def = wtdef::layout(self.version, spec, 0, false)?;
+        let mut maps = PropertyMaps::default();
+        for (c, col) in spec.columns.iter().zip(&def.columns) {
+            if let Some(expr) = &c.default_value {
+                self.default_cell(&spec.name, col, expr)?;
+                maps.set(&c.name, Property::memo(crate::props::DEFAULT_VALUE, expr));
+            }
+            if c.not_null {
+                maps.set(&c.name, Property::boolean(crate::props::REQUIRED, true));
+            }
+        }
+        if maps.maps.is_empty() {
+            return Ok(None);
+        }
+        maps.encode_jet4()
+            .map(Some)
+            .ok_or_else(|| WriteError::BadDefinition {
+                table: spec.name.clone(),
+                why: "a column name or default is too long for the property map".into(),
+            })
+    }
+
+    /// The value column `col`'s default `expr` gives a row inserted now,
+    /// encoded-checked against the column; a typed refusal naming the table
+    /// and column when the writer cannot evaluate it or the column cannot
+    /// hold it.
+    fn default_cell(&self, table: &str, col: &crate::tdef::Column, expr: &str) -> WResult<Cell> {
+        let bad = |why: String| WriteError::BadDefinition {
+            table: table.to_string(),
+            why: format!("column {:?}: default {expr:?}: {why}", col.name),
+        };
+        let e = default::parse(expr).ok_or_else(|| {
+            bad("not an expression this writer evaluates (number, quoted text, True/False/Yes/No, #date#, Null, Now(), Date())".into())
+        })?;
+        let cell = e.cell(col, self.now).map_err(bad)?;
+        row::encode_value(self.version, table, col, &cell).map_err(|e| bad(e.to_string()))?;
+        Ok(cell)
+    }
+
+    /// Values for the columns a row leaves out: each column's evaluated
+    /// default, or NULL (auto-numbers are assigned later).
+    fn omitted_defaults(&self, table: &str, def: &TableDef, given: &[bool]) -> WResult<Vec<Cell>> {
+        let mut out = vec![Cell::Null; def.columns.len()];
+        for (i, c) in def.columns.iter().enumerate() {
+            if given[i] || c.is_auto_number() {
+                continue;
+            }
+            if let Some(expr) = &c.default_value {
+                out[i] = self.default_cell(table, c, expr).map_err(|e| match e {
+                    WriteError::BadDefinition { why, .. } => WriteError::Unsupported(format!(
+                        "a row of table {table:?} without a value for {:?}: {why}; give the column a value",
+                        c.name
+                    )),
+                    e => e,
+                })?;
+            }
+        }
+        Ok(out)
     }
 
     /// Creates the pages of a table (no catalog row).
@@ -453,16 +534,13 @@ impl<'w> Transaction<'w> {
     }
 
     /// Adds a column to a table; existing rows read it as NULL (a Yes/No
-    /// column as No).
+    /// column as No). A NOT NULL column added to a table that has rows needs
+    /// a default, which is written into every existing row; without one it
+    /// is refused. `Required` and `DefaultValue` go into the table's
+    /// property map in MSysObjects.
     pub fn add_column(&mut self, table: &str, col: &ColumnSpec) -> WResult<()> {
         let version = self.version;
         let l = self.layout();
-        if col.not_null {
-            return Err(WriteError::Unsupported(format!(
-                "NOT NULL on added column {:?}",
-                col.name
-            )));
-        }
         let st = self.state(table)?;
         let tname = st.name.clone();
         if st
@@ -484,6 +562,7 @@ impl<'w> Transaction<'w> {
         }
         let (length, flags, ext_flags) = wtdef::column_shape(version, &tname, col)?;
         let mut def = st.def.clone();
+        let extra0 = st.extra.clone();
         let col_num = def.columns.iter().map(|c| c.col_num + 1).max().unwrap_or(0);
         let fixed = flags & crate::tdef::COL_FIXED != 0;
         let fixed_offset = if fixed {
@@ -520,15 +599,38 @@ impl<'w> Transaction<'w> {
             sort_order: 0,
             code_page: 0,
             sort_order_version: 0,
+            required: false,
+            default_value: None,
         });
         if let Some(c) = def.columns.last_mut() {
             wtdef::set_sort_or_precision(c, col.precision, col.scale);
+            c.required = col.not_null;
+            c.default_value = col.default_value.clone();
+        }
+        let fill = match (&col.default_value, def.columns.last()) {
+            (Some(expr), Some(c)) => Some(self.default_cell(&tname, c, expr)?),
+            _ => None,
+        };
+        let existing = if col.not_null {
+            self.bookmarks(&tname)?
+        } else {
+            Vec::new()
+        };
+        if !existing.is_empty() && fill.is_none() {
+            return Err(WriteError::BadDefinition {
+                table: tname,
+                why: format!(
+                    "NOT NULL column {:?} added to a table with {} rows needs a default for them",
+                    col.name,
+                    existing.len()
+                ),
+            });
         }
         def.max_cols = def.max_cols.max(col_num + 1);
         if !fixed {
             def.num_var_cols += 1;
         }
-        let mut extra = st.extra.clone();
+        let mut extra = extra0;
         let page = def.page;
         if col.jet_type.is_long_value() {
             let mut maps = MapPages::default();
@@ -546,23 +648,77 @@ impl<'w> Transaction<'w> {
                 current: None,
             });
         }
-        st.def = def;
+        st.def = def.clone();
         st.extra = extra;
+        if let Some(cell) = fill.filter(|_| col.not_null) {
+            let mut cells = vec![None; def.columns.len()];
+            cells[def.columns.len() - 1] = Some(cell);
+            for bm in existing {
+                self.update_row(&tname, &tname, &def, bm, &cells)?;
+            }
+        }
+        if col.not_null || col.default_value.is_some() {
+            self.set_column_rules(&tname, page, col)?;
+        }
         Ok(())
+    }
+
+    /// Writes `col`'s `Required` and `DefaultValue` into the property map
+    /// (`LvProp`) of table `tname`'s MSysObjects row.
+    fn set_column_rules(&mut self, tname: &str, page: u32, col: &ColumnSpec) -> WResult<()> {
+        let Some(entry) = self
+            .catalog
+            .iter_mut()
+            .find(|e| e.name == tname && e.tdef_page() == page)
+        else {
+            return Err(WriteError::NoSuchTable(tname.to_string()));
+        };
+        let mut maps = PropertyMaps::parse(&entry.props, true, encoding_rs::WINDOWS_1252);
+        if let Some(expr) = &col.default_value {
+            maps.set(&col.name, Property::memo(crate::props::DEFAULT_VALUE, expr));
+        }
+        if col.not_null {
+            maps.set(&col.name, Property::boolean(crate::props::REQUIRED, true));
+        }
+        let blob = maps
+            .encode_jet4()
+            .ok_or_else(|| WriteError::BadDefinition {
+                table: tname.to_string(),
+                why: "a column name or default is too long for the property map".into(),
+            })?;
+        entry.props = blob.clone();
+        let bm = self.find_catalog_row(tname, page)?;
+        let cat = self.state("MSysObjects")?.def.clone();
+        let mut cells = vec![None; cat.columns.len()];
+        let i = cat
+            .columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case("LvProp"))
+            .ok_or_else(|| WriteError::NoSuchColumn {
+                table: "MSysObjects".into(),
+                column: "LvProp".into(),
+            })?;
+        cells[i] = Some(Cell::Bytes(blob));
+        self.update_row("MSysObjects", "MSysObjects", &cat, bm, &cells)
     }
 
     // ---------------------------------------------------------------- rows
 
     /// Inserts every row of `batch` (columns matched to the table's by name,
-    /// case-insensitively; missing columns are NULL, auto-numbers are
-    /// assigned). Returns the bookmarks of the new rows.
+    /// case-insensitively; missing columns take their default
+    /// (`DefaultValue`) or are NULL, auto-numbers are assigned). Returns the bookmarks of the new rows.
     pub fn insert(&mut self, table: &str, batch: &RecordBatch) -> WResult<Vec<Bookmark>> {
         let def = self.state(table)?.def.clone();
         let tname = self.state(table)?.name.clone();
         let map = column_map(&tname, &def, batch)?;
+        let mut given = vec![false; def.columns.len()];
+        for (_, ci) in &map {
+            given[*ci] = true;
+        }
+        let defaults = self.omitted_defaults(&tname, &def, &given)?;
         let mut out = Vec::with_capacity(batch.num_rows());
         for r in 0..batch.num_rows() {
-            let mut cells = vec![Cell::Null; def.columns.len()];
+            let mut cells = defaults.clone();
             for (bi, ci) in &map {
                 let a = batch.column(*bi);
                 cells[*ci] = row::cell_from_array(a.as_ref(), r).ok_or_else(|| {
@@ -580,19 +736,26 @@ impl<'w> Transaction<'w> {
     }
 
     /// Inserts one row given as (column name, value) pairs.
+    /// Columns not named take their default (see [`ColumnSpec::default_value`]).
     pub fn insert_named(&mut self, table: &str, values: Vec<(&str, Cell)>) -> WResult<Bookmark> {
         let st = self.state(table)?;
-        let mut cells = vec![Cell::Null; st.def.columns.len()];
+        let (def, tname) = (st.def.clone(), st.name.clone());
+        let mut given = vec![false; def.columns.len()];
+        let mut named = Vec::with_capacity(values.len());
         for (name, v) in values {
-            let i = st
-                .def
+            let i = def
                 .columns
                 .iter()
                 .position(|c| c.name.eq_ignore_ascii_case(name))
                 .ok_or_else(|| WriteError::NoSuchColumn {
-                    table: st.name.clone(),
+                    table: tname.clone(),
                     column: name.to_string(),
                 })?;
+            given[i] = true;
+            named.push((i, v));
+        }
+        let mut cells = self.omitted_defaults(&tname, &def, &given)?;
+        for (i, v) in named {
             cells[i] = v;
         }
         self.insert_cells(table, cells)
@@ -682,6 +845,16 @@ impl<'w> Transaction<'w> {
     }
 
     fn check_required(&self, table: &str, def: &TableDef, cells: &[Cell]) -> WResult<()> {
+        // the columns' Required property (a Yes/No column is never NULL)
+        for (c, cell) in def.columns.iter().zip(cells) {
+            if c.required && *cell == Cell::Null && c.jet_type != JetType::Boolean {
+                return Err(WriteError::NullRefused {
+                    table: table.to_string(),
+                    column: c.name.clone(),
+                });
+            }
+        }
+        // the key columns of required (primary-key) indexes
         for ri in def
             .real_indexes
             .iter()
@@ -960,8 +1133,6 @@ impl<'w> Transaction<'w> {
         bookmarks: &[Bookmark],
         changes: &RecordBatch,
     ) -> WResult<usize> {
-        let version = self.version;
-        let l = self.layout();
         let st = self.state(table)?;
         let def = st.def.clone();
         let tname = st.name.clone();
@@ -988,11 +1159,6 @@ impl<'w> Transaction<'w> {
             }
         }
         for (r, &bm) in bookmarks.iter().enumerate() {
-            let old = self.read_fields(&def, bm)?.ok_or(WriteError::NoSuchRow {
-                table: tname.clone(),
-                page: bm.page,
-                row: bm.row,
-            })?;
             let mut cells: Vec<Option<Cell>> = vec![None; def.columns.len()];
             for (bi, ci) in &map {
                 let a = changes.column(*bi);
@@ -1005,60 +1171,82 @@ impl<'w> Transaction<'w> {
                     }
                 })?);
             }
-            // required keys: a changed column may not become NULL
-            let probe: Vec<Cell> = cells
-                .iter()
-                .zip(&old)
-                .map(|(c, o)| match (c, o) {
-                    (Some(c), _) => c.clone(),
-                    (None, OwnedField::Null) => Cell::Null,
-                    _ => Cell::Int(0),
-                })
-                .collect();
-            self.check_required(&tname, &def, &probe)?;
-            let mut fields = old.clone();
-            let mut changed = vec![false; def.columns.len()];
-            for (i, c) in cells.iter().enumerate() {
-                if let Some(cell) = c {
-                    fields[i] = row::encode_value(version, &tname, &def.columns[i], cell)?;
-                    changed[i] = true;
-                }
-            }
-            // new long values are written, replaced ones freed
-            let mut fresh = fields.clone();
-            for (i, ch) in changed.iter().enumerate() {
-                if !ch || !def.columns[i].jet_type.is_long_value() {
-                    fresh[i] = OwnedField::Null;
-                }
-            }
-            let stored = self.store_long_values(table, &def, fresh)?;
-            for (i, ch) in changed.iter().enumerate() {
-                if *ch && def.columns[i].jet_type.is_long_value() {
-                    fields[i] = stored[i].clone();
-                }
-            }
-            self.free_long_values(table, &def, &old, Some(&changed))?;
-            let bytes = pad_row(row::assemble(&def, &fields));
-            let max = data_page::max_row_len(l);
-            if bytes.len() > max {
-                return Err(WriteError::RowTooLarge {
-                    table: tname.clone(),
-                    len: bytes.len(),
-                    max,
-                });
-            }
-            if changed.iter().zip(&def.columns).any(|(ch, c)| {
-                *ch && def
-                    .real_indexes
-                    .iter()
-                    .any(|ri| ri.key.iter().any(|(k, _)| *k == c.col_num))
-            }) {
-                self.index_apply(table, &def, &old, bm, false)?;
-                self.index_apply(table, &def, &fields, bm, true)?;
-            }
-            self.rewrite_row(table, &def, bm, &bytes)?;
+            self.update_row(table, &tname, &def, bm, &cells)?;
         }
         Ok(bookmarks.len())
+    }
+
+    /// Rewrites the row at `bm` with `cells[i]` as the new value of column
+    /// `i` where given (others keep their values): required columns and
+    /// ranges checked, long values written and freed, index entries moved
+    /// when a key column changed.
+    fn update_row(
+        &mut self,
+        table: &str,
+        tname: &str,
+        def: &TableDef,
+        bm: Bookmark,
+        cells: &[Option<Cell>],
+    ) -> WResult<()> {
+        let version = self.version;
+        let l = self.layout();
+        let old = self.read_fields(def, bm)?.ok_or(WriteError::NoSuchRow {
+            table: tname.to_string(),
+            page: bm.page,
+            row: bm.row,
+        })?;
+        // required columns: a changed column may not become NULL
+        let probe: Vec<Cell> = cells
+            .iter()
+            .zip(&old)
+            .map(|(c, o)| match (c, o) {
+                (Some(c), _) => c.clone(),
+                (None, OwnedField::Null) => Cell::Null,
+                _ => Cell::Int(0),
+            })
+            .collect();
+        self.check_required(tname, def, &probe)?;
+        let mut fields = old.clone();
+        let mut changed = vec![false; def.columns.len()];
+        for (i, c) in cells.iter().enumerate() {
+            if let Some(cell) = c {
+                fields[i] = row::encode_value(version, tname, &def.columns[i], cell)?;
+                changed[i] = true;
+            }
+        }
+        // new long values are written, replaced ones freed
+        let mut fresh = fields.clone();
+        for (i, ch) in changed.iter().enumerate() {
+            if !ch || !def.columns[i].jet_type.is_long_value() {
+                fresh[i] = OwnedField::Null;
+            }
+        }
+        let stored = self.store_long_values(table, def, fresh)?;
+        for (i, ch) in changed.iter().enumerate() {
+            if *ch && def.columns[i].jet_type.is_long_value() {
+                fields[i] = stored[i].clone();
+            }
+        }
+        self.free_long_values(table, def, &old, Some(&changed))?;
+        let bytes = pad_row(row::assemble(def, &fields));
+        let max = data_page::max_row_len(l);
+        if bytes.len() > max {
+            return Err(WriteError::RowTooLarge {
+                table: tname.to_string(),
+                len: bytes.len(),
+                max,
+            });
+        }
+        if changed.iter().zip(&def.columns).any(|(ch, c)| {
+            *ch && def
+                .real_indexes
+                .iter()
+                .any(|ri| ri.key.iter().any(|(k, _)| *k == c.col_num))
+        }) {
+            self.index_apply(table, def, &old, bm, false)?;
+            self.index_apply(table, def, &fields, bm, true)?;
+        }
+        self.rewrite_row(table, def, bm, &bytes)
     }
 
     fn rewrite_row(
