@@ -17,6 +17,7 @@ use arrow_array::{
     Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray, UInt8Array,
 };
 use jet_storage::index::Bookmark;
+use jet_storage::page::MemPageSource;
 use jet_storage::tdef::TableDef;
 use jet_storage::{Database, JetType, OpenOptions, ScanOptions};
 use jet_tests::agree::{assert_mdb_export_equals_scan, check_index_agreement};
@@ -44,13 +45,16 @@ const FILES: &[&str] = &[
 /// 2001-02-03 04:05:06, whole seconds (the mdb-export comparison's format).
 const BASE_MICROS: i64 = 981_173_106_000_000;
 
-/// The user table with the most real indexes (ties: the first by name).
+/// The user table with real indexes to write into: one that has rows
+/// (so original rows are updated and deleted too) before one that has
+/// none, then the most real indexes (ties: the first by name).
 fn most_indexed(db: &Database) -> Option<String> {
-    let mut best: Option<(usize, String)> = None;
+    let mut best: Option<((bool, usize), String)> = None;
     for name in db.table_names() {
-        let n = db.table(&name).ok()?.def().real_indexes.len();
-        if n > 0 && best.as_ref().is_none_or(|(b, _)| n > *b) {
-            best = Some((n, name));
+        let t = db.table(&name).ok()?;
+        let rank = (!t.bookmarks().ok()?.is_empty(), t.def().real_indexes.len());
+        if rank.1 > 0 && best.as_ref().is_none_or(|(b, _)| rank > *b) {
+            best = Some((rank, name));
         }
     }
     best.map(|(_, n)| n)
@@ -168,9 +172,11 @@ fn scans(db: &Database) -> BTreeMap<String, Vec<RecordBatch>> {
 }
 
 /// The pages each table other than `changed` owns in `bytes`: its TDEF
-/// chain and every data / index page naming its TDEF as owner.
+/// chain, every data / index page naming its TDEF as owner, and the LVAL
+/// pages its long-value columns' usage maps list.
 fn untouched_pages(db: &Database, bytes: &[u8], changed: &str) -> BTreeMap<u32, String> {
     let ps = db.version().layout().page_size;
+    let src = MemPageSource::new(bytes.to_vec(), ps);
     let mut owner_of: BTreeMap<u32, String> = BTreeMap::new();
     for name in db.table_names().into_iter().chain(db.system_table_names()) {
         if name == changed {
@@ -181,6 +187,15 @@ fn untouched_pages(db: &Database, bytes: &[u8], changed: &str) -> BTreeMap<u32, 
             owner_of.insert(p, name.clone());
         }
         owner_of.insert(u32::MAX - t.def().page, name.clone());
+        // the LVAL pages its long-value columns' usage maps list
+        let chain = jet_storage::tdef::read_chain(&src, t.def().page).unwrap();
+        let extra = jet_storage::write::tdef::parse_extra(t.def(), &chain, db.version());
+        for (_, owned, _) in extra.lval_maps {
+            for p in jet_storage::usage_map::read_pages(&src, db.version().layout(), owned).unwrap()
+            {
+                owner_of.insert(p, format!("{name} (long values)"));
+            }
+        }
     }
     let mut out = BTreeMap::new();
     for p in 0..(bytes.len() / ps) as u32 {
