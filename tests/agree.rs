@@ -91,7 +91,7 @@ pub fn assert_mdb_export_equals_scan(file: &Path, db: &Database, t: &str) -> usi
         .filter(|(_, c)| c.jet_type == JetType::Guid)
         .map(|(i, _)| i)
         .collect();
-    let a = our_rows(&db, t);
+    let a = our_rows(db, t);
     let binary: Vec<usize> = table
         .schema()
         .fields()
