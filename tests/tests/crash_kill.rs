@@ -126,10 +126,12 @@ fn sigkill_at_random_moments_leaves_old_or_new() {
         let start = k.to_string();
         let mut c = child(&["write", db_arg, &start]);
         // mostly within the first transactions, sometimes after many
+        // (a child needs ~50-100 ms to start and commit its first
+        // transaction; each transaction rewrites 400 rows and 4 indexes)
         let wait = match rng.below(4) {
-            0 => rng.below(10),
-            1 | 2 => 10 + rng.below(60),
-            _ => 70 + rng.below(250),
+            0 => rng.below(60),
+            1 | 2 => 60 + rng.below(400),
+            _ => 460 + rng.below(1000),
         };
         std::thread::sleep(Duration::from_millis(wait));
         c.kill().unwrap(); // SIGKILL
