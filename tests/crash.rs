@@ -1,13 +1,25 @@
 //! Crash-test support shared by `tests/tests/crash_*.rs` and the
 //! `crash_child` helper binary: deterministic synthetic transactions over
-//! real database images, and the fault-injection harness that takes any
-//! (O, [`ImageChanges`]) pair.
+//! real database images, the batch workload of real writer transactions,
+//! the reader's consistency checks, and the fault-injection harness that
+//! takes any (O, [`ImageChanges`]) pair.
 
-use jet_storage::CommitTarget;
-use jet_storage::ImageChanges;
+use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
+use jet_kernels::index_entry::compare_entries;
+use jet_storage::index::{Bookmark, Direction};
+use jet_storage::index_key::encode_key;
 use jet_storage::journal::sim::{SimDisk, SimRng, SimStorage};
 use jet_storage::journal::{JournaledFile, recover_storage};
+use jet_storage::page::{MemPageSource, PageSource};
+use jet_storage::scan::OwnedField;
+use jet_storage::write::tdef::INDEX_IGNORE_NULLS;
+use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, WResult, new_database};
+use jet_storage::{
+    CommitTarget, Database, ImageChanges, JetType, JetVersion, MemImage, ScanOptions, Transaction,
+    WriteTarget,
+};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Page size of a database image from its version byte (0x14): 2048 for
 /// Jet3, 4096 otherwise.
@@ -175,12 +187,20 @@ fn recover_with_crashes(
 /// is recovered (itself crashing at random points) and must be exactly O
 /// or exactly C — C whenever the commit returned `Ok`. Panics on the first
 /// violation, naming the step and the subset.
+///
+/// `check_outcome` is called on the recovered image the first time an
+/// outcome equal to O, and the first time one equal to C, is produced
+/// (every later outcome is byte-for-byte one of those two, so the checks,
+/// which depend only on the bytes, hold for it too); pass the reader's
+/// [`consistency`] checks through [`consistency_of_image`], or a no-op for
+/// images no reader interprets.
 pub fn crash_check(
     name: &str,
     o: &[u8],
     changes: &ImageChanges,
     subsets: u64,
     seed: u64,
+    check_outcome: &mut dyn FnMut(&[u8], &str),
 ) -> CrashReport {
     let mut c = o.to_vec();
     changes.apply_to(&mut c).expect("valid changes");
@@ -209,8 +229,14 @@ pub fn crash_check(
             let out = recover_with_crashes(disk, &mut rng, &mut rep, &ctx);
             rep.states += 1;
             if out == c {
+                if rep.new == 0 {
+                    check_outcome(&out, &ctx);
+                }
                 rep.new += 1;
             } else if out == o && !returned_ok {
+                if rep.old == 0 {
+                    check_outcome(&out, &ctx);
+                }
                 rep.old += 1;
             } else if out == o {
                 panic!("{ctx}: commit returned Ok but recovery gave O");
@@ -229,4 +255,272 @@ pub fn crash_check(
         }
     }
     rep
+}
+
+/// A writer target holding the image in memory that also records the
+/// [`ImageChanges`] of every commit, so that real writer transactions can
+/// be fed to [`crash_check`].
+#[derive(Debug, Clone, Default)]
+pub struct RecordingImage {
+    /// The committed image.
+    pub image: MemImage,
+    /// The changes of every commit so far, in order.
+    pub commits: Vec<ImageChanges>,
+}
+
+impl CommitTarget for RecordingImage {
+    fn commit(&mut self, changes: &ImageChanges) -> jet_storage::Result<()> {
+        self.image.commit(changes)?;
+        self.commits.push(changes.clone());
+        Ok(())
+    }
+}
+
+impl WriteTarget for RecordingImage {
+    fn source(&self) -> jet_storage::Result<Arc<dyn PageSource>> {
+        self.image.source()
+    }
+}
+
+/// A read-only database over an in-memory image.
+pub fn image_database(image: &[u8]) -> jet_storage::Result<Database> {
+    Database::from_page_source(Arc::new(MemPageSource::new(
+        image.to_vec(),
+        page_size_of(image),
+    )))
+}
+
+/// The reader's and the indexes' consistency checks: every user table
+/// scans to the end with as many rows as it has live bookmarks, and every
+/// real index walks forward over exactly the live rows' keys (re-encoded
+/// from the rows), in index order — an index flagged "ignore nulls" without
+/// the rows whose key columns are all NULL. Panics naming `ctx`, the table
+/// and the index on the first failure; returns the number of rows.
+pub fn consistency(db: &Database, ctx: &str) -> usize {
+    let mut rows = 0;
+    for name in db.table_names() {
+        let fail = |what: &dyn std::fmt::Display| -> ! { panic!("{ctx}: {name}: {what}") };
+        let t = db.table(&name).unwrap_or_else(|e| fail(&e));
+        let mut scanned = 0;
+        for b in t.scan(ScanOptions::default()).unwrap_or_else(|e| fail(&e)) {
+            scanned += b.unwrap_or_else(|e| fail(&e)).num_rows();
+        }
+        let live = t.bookmarks().unwrap_or_else(|e| fail(&e));
+        assert_eq!(
+            scanned,
+            live.len(),
+            "{ctx}: {name}: rows scanned vs live bookmarks"
+        );
+        rows += scanned;
+        let cols = &t.def().columns;
+        let live_rows: Vec<(Bookmark, Vec<OwnedField>)> = live
+            .iter()
+            .map(|&bm| {
+                let row = t.raw_row(bm).unwrap_or_else(|e| fail(&e));
+                (
+                    bm,
+                    row.unwrap_or_else(|| fail(&"a live bookmark has no row")),
+                )
+            })
+            .collect();
+        for (n, real) in t.def().real_indexes.iter().enumerate() {
+            let fail = |what: &dyn std::fmt::Display| -> ! {
+                panic!(
+                    "{ctx}: {name}: index {n} (root page {}): {what}",
+                    real.root_page
+                )
+            };
+            let null_key = encode_key(
+                cols,
+                &real.key,
+                &vec![OwnedField::Null; cols.len()],
+                db.version(),
+            )
+            .unwrap_or_else(|e| fail(&e));
+            let mut want: Vec<(Vec<u8>, Bookmark)> = Vec::with_capacity(live_rows.len());
+            for (bm, row) in &live_rows {
+                let key =
+                    encode_key(cols, &real.key, row, db.version()).unwrap_or_else(|e| fail(&e));
+                if real.flags & INDEX_IGNORE_NULLS != 0 && key == null_key {
+                    continue;
+                }
+                want.push((key, *bm));
+            }
+            want.sort_by(|a, b| compare_entries(&a.0, a.1.page, a.1.row, &b.0, b.1.page, b.1.row));
+            let idx = t.index(n).unwrap_or_else(|e| fail(&e));
+            let got: Vec<(Vec<u8>, Bookmark)> = idx
+                .walk(Direction::Forward)
+                .unwrap_or_else(|e| fail(&e))
+                .map(|e| {
+                    let e = e.unwrap_or_else(|e| fail(&e));
+                    (e.key, e.bookmark)
+                })
+                .collect();
+            if got != want {
+                let first = got.iter().zip(&want).position(|(a, b)| a != b);
+                fail(&format!(
+                    "{} entries, {} live rows' keys; first difference at entry {first:?}",
+                    got.len(),
+                    want.len()
+                ));
+            }
+        }
+    }
+    rows
+}
+
+/// [`consistency`] of an in-memory image (a `check_outcome` for
+/// [`crash_check`]).
+pub fn consistency_of_image(image: &[u8], ctx: &str) {
+    let db = image_database(image).unwrap_or_else(|e| panic!("{ctx}: open: {e}"));
+    consistency(&db, ctx);
+}
+
+/// Table of the batch workload.
+pub const BATCH_TABLE: &str = "Batches";
+/// Rows of one batch: enough that the `name` index splits its leaves in
+/// every transaction.
+pub const BATCH_ROWS: i32 = 400;
+
+/// The batch workload's table: an auto-number primary key, the batch id
+/// (indexed), a unique code, a text name (indexed, keys scattered) and a
+/// memo note.
+pub fn batch_spec() -> TableSpec {
+    TableSpec::new(
+        BATCH_TABLE,
+        vec![
+            ColumnSpec::new("id", JetType::Long).auto_number(),
+            ColumnSpec::new("batch", JetType::Long),
+            ColumnSpec::new("code", JetType::Long),
+            ColumnSpec::text("name", 80),
+            ColumnSpec::new("note", JetType::Memo),
+        ],
+    )
+    .index(IndexSpec::primary("PrimaryKey", &["id"]))
+    .index(IndexSpec::new("batch", &["batch"]))
+    .index(IndexSpec::new("code", &["code"]).unique())
+    .index(IndexSpec::new("name", &["name"]))
+}
+
+/// A new database of `version` holding the empty batch table (built by the
+/// writer in memory; deterministic).
+pub fn batch_database(version: JetVersion) -> jet_storage::Result<Vec<u8>> {
+    let mut w = jet_storage::Writer::new(MemImage {
+        bytes: new_database(version, jet_storage::write::txn::DEFAULT_CLOCK)
+            .map_err(|e| jet_storage::Error::Write(Box::new(e)))?,
+    })?;
+    w.transaction(|tx| tx.create_table(&batch_spec()).map(|_| ()))?;
+    Ok(w.into_target().bytes)
+}
+
+/// Transaction `i` of the batch workload, a pure function of `i` and the
+/// image: deletes every row (the previous batch), inserts [`BATCH_ROWS`]
+/// rows of batch `i` (codes `i * BATCH_ROWS ..`, names scattered over the
+/// `name` index so its leaves split), then lengthens the name and note of
+/// every seventh new row (updates that move index keys and may relocate
+/// rows). Invariant after every commit, broken by any partial transaction:
+/// [`batch_invariant`].
+pub fn batch_transaction(tx: &mut Transaction<'_>, i: u64) -> WResult<()> {
+    let old = tx.bookmarks(BATCH_TABLE)?;
+    tx.delete(BATCH_TABLE, &old)?;
+    let b = i32::try_from(i % 1_000_000).unwrap_or(0);
+    let n = BATCH_ROWS;
+    let name = |j: i32| format!("n{:04} b{b} r{j}", (j * 7919 + b * 31) % 9973);
+    let batch = RecordBatch::try_from_iter(vec![
+        (
+            "batch",
+            Arc::new(Int32Array::from(vec![b; n as usize])) as ArrayRef,
+        ),
+        (
+            "code",
+            Arc::new(Int32Array::from(
+                (0..n).map(|j| b * n + j).collect::<Vec<_>>(),
+            )) as ArrayRef,
+        ),
+        (
+            "name",
+            Arc::new(StringArray::from((0..n).map(name).collect::<Vec<_>>())) as ArrayRef,
+        ),
+        (
+            "note",
+            Arc::new(StringArray::from(
+                (0..n)
+                    .map(|j| (j % 3 == 0).then(|| format!("note {b} {j}")))
+                    .collect::<Vec<_>>(),
+            )) as ArrayRef,
+        ),
+    ])
+    .map_err(|e| jet_storage::WriteError::Unsupported(e.to_string()))?;
+    let bms = tx.insert(BATCH_TABLE, &batch)?;
+    let upd: Vec<Bookmark> = bms.iter().copied().step_by(7).collect();
+    let m = upd.len();
+    let changes = RecordBatch::try_from_iter(vec![
+        (
+            "name",
+            Arc::new(StringArray::from(
+                (0..m)
+                    .map(|k| format!("{} {}", name(k as i32 * 7), "long ".repeat(10)))
+                    .collect::<Vec<_>>(),
+            )) as ArrayRef,
+        ),
+        (
+            "note",
+            Arc::new(StringArray::from(
+                (0..m)
+                    .map(|k| format!("updated {b} {k} {}", "memo ".repeat(40)))
+                    .collect::<Vec<_>>(),
+            )) as ArrayRef,
+        ),
+    ])
+    .map_err(|e| jet_storage::WriteError::Unsupported(e.to_string()))?;
+    tx.update(BATCH_TABLE, &upd, &changes)?;
+    Ok(())
+}
+
+/// The batch workload's invariant: the table holds no rows (before the
+/// first transaction) or exactly [`BATCH_ROWS`] rows, all of one batch `b`,
+/// whose codes are exactly `b * BATCH_ROWS ..` `(b + 1) * BATCH_ROWS`.
+/// Returns the batch (`None` when empty), or what is broken.
+pub fn batch_invariant(db: &Database) -> Result<Option<i32>, String> {
+    let t = db.table(BATCH_TABLE).map_err(|e| e.to_string())?;
+    let mut batches = Vec::new();
+    let mut codes = Vec::new();
+    let opts = ScanOptions {
+        projection: Some(vec![1, 2]),
+        ..ScanOptions::default()
+    };
+    for b in t.scan(opts).map_err(|e| e.to_string())? {
+        let b = b.map_err(|e| e.to_string())?;
+        let col = |k: usize| -> Result<Vec<i32>, String> {
+            let a = b
+                .column(k)
+                .as_any()
+                .downcast_ref::<Int32Array>()
+                .ok_or("batch/code are not Int32")?;
+            if a.null_count() > 0 {
+                return Err("a NULL batch or code".into());
+            }
+            Ok(a.values().to_vec())
+        };
+        batches.extend(col(0)?);
+        codes.extend(col(1)?);
+    }
+    let Some(&first) = batches.first() else {
+        return Ok(None);
+    };
+    if batches.len() != BATCH_ROWS as usize {
+        return Err(format!(
+            "{} rows, expected {BATCH_ROWS} (batch {first})",
+            batches.len()
+        ));
+    }
+    if let Some(other) = batches.iter().find(|&&b| b != first) {
+        return Err(format!("rows of batches {first} and {other} together"));
+    }
+    codes.sort_unstable();
+    let want: Vec<i32> = (0..BATCH_ROWS).map(|j| first * BATCH_ROWS + j).collect();
+    if codes != want {
+        return Err(format!("codes of batch {first} are not exactly its own"));
+    }
+    Ok(Some(first))
 }

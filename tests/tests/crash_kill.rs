@@ -1,161 +1,142 @@
-//! Process kill: a child process commits synthetic transactions in a loop
-//! to a copy of a corpus file and is killed with SIGKILL at random moments.
-//! After each kill the file reopens (recovery runs), equals exactly the
-//! image after the last transaction the child reported committed or the
-//! one after it, has no journal left, every table scans, every index walks
-//! only live rows, and `mdb-export` reads every table with the same output
-//! as the original (the transactions only touch bytes no reader
-//! interprets).
+//! Processes: a child process commits real writer transactions (the batch
+//! workload of `jet_tests::crash`: delete the previous batch, insert a new
+//! one with index splits, update some of its rows) in a loop and is killed
+//! with SIGKILL at random moments. After each kill the file reopens
+//! (recovery runs), equals exactly the image after the last transaction the
+//! child reported committed or the one after it (replayed by the same
+//! writer in memory), has no journal left, passes the reader's consistency
+//! checks (every table scans, every index holds exactly the live rows) and
+//! the workload's invariant, and `mdb-export` reads the table with exactly
+//! the rows of one batch and no warning.
 //!
-//! CI kills 25 times; `JET_CRASH_LONG=1` kills 200 times
-//! (`JET_CRASH_KILLS=n` chooses).
+//! Then readers and a writer in separate processes run concurrently: no
+//! reader ever sees a partial transaction or an error other than the busy
+//! refusal `JournalError::Locked`.
+//!
+//! CI kills 25 times and runs the readers for 10 s; `JET_CRASH_LONG=1`
+//! kills 200 times and runs them for 60 s (`JET_CRASH_KILLS=n`,
+//! `JET_CONCURRENT_SECS=n` choose).
 
-use jet_storage::index::Direction;
 use jet_storage::journal::journal_path;
 use jet_storage::journal::sim::SimRng;
-use jet_storage::{Database, OpenOptions, ScanOptions};
-use jet_tests::crash::synthetic_transaction;
-use jet_tests::{corpus, require_mdb_export, run_mdb_export};
-use std::collections::{BTreeMap, HashSet};
+use jet_storage::{Database, JetVersion, MemImage, OpenOptions, Writer};
+use jet_tests::crash::{
+    BATCH_ROWS, BATCH_TABLE, batch_database, batch_invariant, batch_transaction, consistency,
+};
+use jet_tests::{require_mdb_export, run_mdb_export};
 use std::io::Read;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+fn long() -> bool {
+    std::env::var("JET_CRASH_LONG").is_ok_and(|v| v == "1")
+}
+
+fn env_u64(var: &str) -> Option<u64> {
+    std::env::var(var).ok().and_then(|v| v.parse().ok())
+}
+
 fn kills() -> u64 {
-    if let Some(n) = std::env::var("JET_CRASH_KILLS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        return n;
-    }
-    if std::env::var("JET_CRASH_LONG").is_ok_and(|v| v == "1") {
-        200
-    } else {
-        25
-    }
+    env_u64("JET_CRASH_KILLS").unwrap_or(if long() { 200 } else { 25 })
 }
 
-fn exports(prog: &Path, file: &Path, tables: &[String]) -> BTreeMap<String, Vec<u8>> {
-    tables
-        .iter()
-        .map(|t| {
-            let out = run_mdb_export(prog, &[], file, t).unwrap_or_else(|e| panic!("{e}"));
-            (t.clone(), out.stdout)
-        })
-        .collect()
+fn concurrent_secs() -> u64 {
+    env_u64("JET_CONCURRENT_SECS").unwrap_or(if long() { 60 } else { 10 })
 }
 
-/// The reader's and the indexes' checks: every table scans to the end,
-/// every real index walks forward over live rows only, without
-/// duplicates.
-fn consistency(db: &Database, ctx: &str) -> usize {
+fn work_dir(what: &str) -> PathBuf {
+    let work = std::env::temp_dir().join(format!("jet-crash-{what}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    work
+}
+
+fn child(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_crash_child"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Standard output and standard error of a finished child.
+fn outputs(c: &mut Child) -> (String, String) {
+    let mut out = String::new();
+    c.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let mut err = String::new();
+    c.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    (out, err)
+}
+
+/// `mdb-export` of the batch table: no warning, exactly the rows of one
+/// batch (`batch`, or none).
+fn mdbtools_reads_one_batch(prog: &Path, file: &Path, batch: Option<i32>, ctx: &str) {
+    let out = run_mdb_export(prog, &[], file, BATCH_TABLE).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+    assert_eq!(out.stderr, "", "{ctx}: mdb-export warnings");
+    let mut r = csv::Reader::from_reader(&out.stdout[..]);
+    let header = r.headers().unwrap().clone();
+    let at = header.iter().position(|h| h == "batch").unwrap();
     let mut rows = 0;
-    for name in db.table_names() {
-        let t = db
-            .table(&name)
-            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"));
-        for b in t
-            .scan(ScanOptions::default())
-            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"))
-        {
-            rows += b
-                .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"))
-                .num_rows();
-        }
-        let live: HashSet<_> = t
-            .bookmarks()
-            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"))
-            .into_iter()
-            .collect();
-        for n in 0..t.def().real_indexes.len() {
-            let idx = t
-                .index(n)
-                .unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"));
-            let mut seen = HashSet::new();
-            for e in idx
-                .walk(Direction::Forward)
-                .unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"))
-            {
-                let e = e.unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"));
-                assert!(
-                    live.contains(&e.bookmark),
-                    "{ctx}: {name} index {n}: entry for a dead row"
-                );
-                assert!(
-                    seen.insert(e.bookmark),
-                    "{ctx}: {name} index {n}: duplicate entry"
-                );
-            }
-        }
+    for rec in r.records() {
+        let rec = rec.unwrap_or_else(|e| panic!("{ctx}: mdb-export CSV: {e}"));
+        assert_eq!(
+            rec.get(at).and_then(|v| v.parse::<i32>().ok()),
+            batch,
+            "{ctx}: mdb-export row of another batch"
+        );
+        rows += 1;
     }
-    rows
+    let want = if batch.is_some() { BATCH_ROWS } else { 0 };
+    assert_eq!(rows, want, "{ctx}: mdb-export rows");
 }
+
+/// Images larger than this are reset to the empty workload between kills,
+/// so the in-memory replay stays cheap.
+const RESET_BYTES: usize = 3 << 20;
 
 #[test]
 fn sigkill_at_random_moments_leaves_old_or_new() {
-    let Some(dir) = corpus() else { return };
     let Some((prog, _)) = require_mdb_export() else {
         return;
     };
-    let base_path = dir.join("jackcess/V2000/indexTestV2000.mdb");
-    let base = std::fs::read(&base_path).unwrap();
-    let work = std::env::temp_dir().join(format!("jet-crash-kill-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let base = batch_database(JetVersion::Jet4).unwrap();
+    let work = work_dir("kill");
     let db_path = work.join("kill.mdb");
     std::fs::write(&db_path, &base).unwrap();
-    let seed = 42u64;
+    let db_arg = db_path.to_str().unwrap();
 
-    let tables = Database::open(&db_path, OpenOptions::default())
+    // the file holds image `k` (k transactions applied); `model` is it
+    let fresh = || {
+        Writer::new(MemImage {
+            bytes: base.clone(),
+        })
         .unwrap()
-        .table_names();
-    let base_exports = exports(&prog, &db_path, &tables);
-    let base_rows = consistency(
-        &Database::open(&db_path, OpenOptions::default()).unwrap(),
-        "base",
-    );
-
-    // the file holds image `k` (k transactions applied); `cur` is it
+    };
+    let mut model = fresh();
     let mut k = 0u64;
-    let mut cur = base.clone();
     let mut rng = SimRng::new(7);
     let n = kills();
-    let (mut mid, mut total_commits, mut back, mut forward) = (0u64, 0u64, 0u64, 0u64);
+    let (mut mid, mut total_commits, mut back, mut forward, mut resets) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut largest = 0usize;
     let started = Instant::now();
     for round in 0..n {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_crash_child"))
-            .arg(&db_path)
-            .arg(&base_path)
-            .arg(seed.to_string())
-            .arg(k.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let start = k.to_string();
+        let mut c = child(&["write", db_arg, &start]);
         // mostly within the first transactions, sometimes after many
+        // (a child needs ~50-100 ms to start and commit its first
+        // transaction; each transaction rewrites 400 rows and 4 indexes)
         let wait = match rng.below(4) {
-            0 => rng.below(5),
-            1 | 2 => 5 + rng.below(30),
-            _ => 35 + rng.below(150),
+            0 => rng.below(60),
+            1 | 2 => 60 + rng.below(400),
+            _ => 460 + rng.below(1000),
         };
         std::thread::sleep(Duration::from_millis(wait));
-        child.kill().unwrap(); // SIGKILL
-        let status = child.wait().unwrap();
-        let mut out = String::new();
-        child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
+        c.kill().unwrap(); // SIGKILL
+        let status = c.wait().unwrap();
+        let (out, err) = outputs(&mut c);
         assert!(
             status.code().is_none(),
             "round {round}: child exited by itself ({status}): {err}"
@@ -174,41 +155,41 @@ fn sigkill_at_random_moments_leaves_old_or_new() {
             !journal_path(&db_path).exists(),
             "{ctx}: journal left after open"
         );
-        let rows = consistency(&db, &ctx);
-        assert_eq!(rows, base_rows, "{ctx}: row count changed");
+        consistency(&db, &ctx);
+        let batch = batch_invariant(&db).unwrap_or_else(|e| panic!("{ctx}: {e}"));
         drop(db);
         let now = std::fs::read(&db_path).unwrap();
+        largest = largest.max(now.len());
 
         for i in k..k + committed {
-            let ch = synthetic_transaction(&base, &cur, seed, i, false);
-            ch.apply_to(&mut cur).unwrap();
+            model.transaction(|tx| batch_transaction(tx, i)).unwrap();
         }
         k += committed;
-        if now != cur {
-            let ch = synthetic_transaction(&base, &cur, seed, k, false);
-            let mut next = cur.clone();
-            ch.apply_to(&mut next).unwrap();
+        if now != model.target().bytes {
+            model.transaction(|tx| batch_transaction(tx, k)).unwrap();
             assert!(
-                now == next,
+                now == model.target().bytes,
                 "{ctx}: the file is neither image {k} nor image {}",
                 k + 1
             );
-            cur = next;
             k += 1;
             forward += u64::from(had_journal);
         } else {
             back += u64::from(had_journal);
         }
         mid += u64::from(had_journal);
-        // mdbtools reads it, and sees the same tables as in the original
-        assert_eq!(
-            exports(&prog, &db_path, &tables),
-            base_exports,
-            "{ctx}: mdb-export output differs"
-        );
+        let want = k.checked_sub(1).map(|b| b as i32);
+        assert_eq!(batch, want, "{ctx}: batch after {k} transactions");
+        mdbtools_reads_one_batch(&prog, &db_path, batch, &ctx);
+        if now.len() > RESET_BYTES {
+            std::fs::write(&db_path, &base).unwrap();
+            model = fresh();
+            k = 0;
+            resets += 1;
+        }
     }
     println!(
-        "{n} SIGKILLs: {total_commits} commits reported, file at transaction {k}; {mid} kills left a journal ({back} recovered to O, {forward} to C); {:.1?}",
+        "{n} SIGKILLs: {total_commits} commits reported; {mid} kills left a journal ({back} recovered to O, {forward} to C); every reopen passed the consistency checks and mdb-export; largest file {largest} bytes, {resets} resets to the empty table; {:.1?}",
         started.elapsed()
     );
     std::fs::remove_dir_all(&work).unwrap();
@@ -220,31 +201,18 @@ fn sigkill_at_random_moments_leaves_old_or_new() {
 /// the writer dies, the reader opens (recovering first).
 #[test]
 fn readers_in_another_process_wait_then_refuse() {
-    let Some(dir) = corpus() else { return };
-    let base_path = dir.join("jackcess/V2000/indexTestV2000.mdb");
-    let base = std::fs::read(&base_path).unwrap();
-    let work = std::env::temp_dir().join(format!("jet-crash-lock-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = work_dir("lock");
     let db_path = work.join("lock.mdb");
-    std::fs::write(&db_path, &base).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crash_child"))
-        .arg(&db_path)
-        .arg(&base_path)
-        .arg("5")
-        .arg("0")
+    std::fs::write(&db_path, batch_database(JetVersion::Jet4).unwrap()).unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_crash_child"))
+        .args(["write", db_path.to_str().unwrap(), "0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     // wait for the first commit: the writer holds the lock from then on
     let mut first = [0u8; 10];
-    child
-        .stdout
-        .as_mut()
-        .unwrap()
-        .read_exact(&mut first)
-        .unwrap();
+    c.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
     assert_eq!(&first, b"committed ");
     assert!(
         work.join("lock.ldb").exists(),
@@ -263,10 +231,68 @@ fn readers_in_another_process_wait_then_refuse() {
         t.elapsed() >= Duration::from_secs(1),
         "the reader waited first"
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
+    c.kill().unwrap();
+    c.wait().unwrap();
     let db = Database::open(&db_path, OpenOptions::default()).unwrap();
     consistency(&db, "after the writer died");
+    batch_invariant(&db).unwrap();
     drop(db);
+    std::fs::remove_dir_all(&work).unwrap();
+}
+
+fn field(line: &str, name: &str) -> u64 {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words
+        .iter()
+        .position(|w| *w == name)
+        .and_then(|i| words.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {line:?}"))
+}
+
+/// Acceptance 4: a writer process commits batch transactions (each one
+/// replaces every row; a partial one breaks the invariant) while two reader
+/// processes repeatedly open, check the invariant and the consistency of
+/// every index, and close. No reader ever sees a broken invariant or an
+/// error other than the busy refusal (`JournalError::Locked`).
+#[test]
+fn writer_and_readers_in_other_processes_never_see_a_partial_transaction() {
+    let work = work_dir("share");
+    let db_path = work.join("share.mdb");
+    std::fs::write(&db_path, batch_database(JetVersion::Jet4).unwrap()).unwrap();
+    let db_arg = db_path.to_str().unwrap();
+    let millis = (concurrent_secs() * 1000).to_string();
+    let started = Instant::now();
+    let mut writer = child(&["share", db_arg, "0", &millis]);
+    let mut readers: Vec<Child> = (0..2).map(|_| child(&["read", db_arg, &millis])).collect();
+    let (mut reads, mut busy, mut batches) = (0, 0, 0);
+    for (i, r) in readers.iter_mut().enumerate() {
+        let status = r.wait().unwrap();
+        let (out, err) = outputs(r);
+        assert!(status.success(), "reader {i} failed ({status}): {err}");
+        let line = out.lines().last().unwrap_or("");
+        reads += field(line, "reads");
+        busy += field(line, "busy");
+        batches += field(line, "batches");
+    }
+    let status = writer.wait().unwrap();
+    let (out, err) = outputs(&mut writer);
+    assert!(status.success(), "writer failed ({status}): {err}");
+    let line = out.lines().last().unwrap_or("");
+    let commits = field(line, "commits");
+    let writer_busy = field(line, "busy");
+    assert!(commits > 0 && reads > 0, "both sides made progress: {line}");
+    let db = Database::open(&db_path, OpenOptions::default()).unwrap();
+    consistency(&db, "after the run");
+    assert_eq!(
+        batch_invariant(&db).unwrap(),
+        Some(commits as i32 - 1),
+        "the last commit is what the file holds"
+    );
+    println!(
+        "{} s, 1 writer and 2 reader processes: {commits} commits ({writer_busy} busy refusals of the writer), {reads} consistent reads ({busy} busy refusals, {batches} distinct batches seen); {:.1?}",
+        concurrent_secs(),
+        started.elapsed()
+    );
     std::fs::remove_dir_all(&work).unwrap();
 }
