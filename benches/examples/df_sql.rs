@@ -186,8 +186,11 @@ async fn main_async(a: Args) -> Result<()> {
     let partitions = a
         .partitions
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // jetsql's own session (its planner carries the Jet index rules:
+    // ORDER BY … LIMIT as an index walk, MIN/MAX from index ends); the
+    // rules match only Jet scans, so Parquet plans are DataFusion's own
     let ctx =
-        SessionContext::new_with_config(SessionConfig::new().with_target_partitions(partitions));
+        jet_provider::session_context(SessionConfig::new().with_target_partitions(partitions));
     if let Some(file) = &a.jet {
         let backend = if a.mmap { Backend::Mmap } else { Backend::File };
         let db = Database::open(
