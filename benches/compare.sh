@@ -11,7 +11,9 @@
 #       --join Customers:CustomerID=CustomerID
 set -euo pipefail
 cd "$(dirname "$0")/.."
-nice -n 10 cargo build -q --release -p jetsql
-nice -n 10 cargo build -q --release -p jet-benches --example df_sql --example jetdb_scan --example bench_data
+# one invocation over the whole workspace: the same feature resolution as
+# the workspace's test build, so the prebuilt dependencies are reused (a
+# `-p` subset resolves DataFusion's features differently and rebuilds it)
+nice -n 10 cargo build -q --release --workspace --bins --examples
 command -v mdb-export >/dev/null || { echo "compare.sh: mdbtools is needed (apt-get install mdbtools)" >&2; exit 1; }
 exec python3 benches/compare.py "$@"

@@ -15,7 +15,9 @@
 //! Options: `--reps N` (timed runs, default 1), `--warmup N` (untimed runs
 //! first, default 0), `--no-pushdown` (Jet: every filter evaluated over a
 //! full scan), `--partitions N` (default: the number of cores), `--mmap`
-//! (Jet: memory-mapped pages).
+//! (Jet: memory-mapped pages), `--index-heights` (Jet: print
+//! `height <first key column>=<pages from root to leaf>` for each real
+//! index of the first table, then run the SQL if any).
 //!
 //! Prints one line on standard output:
 //! `rows=<n> secs=<median> min=<s> exec=<median> pages_read=<n> digest=<hex>`
@@ -53,6 +55,7 @@ struct Args {
     pushdown: bool,
     partitions: Option<usize>,
     mmap: bool,
+    index_heights: bool,
 }
 
 fn parse() -> std::result::Result<Args, String> {
@@ -83,6 +86,7 @@ fn parse() -> std::result::Result<Args, String> {
             }
             "--no-pushdown" => a.pushdown = false,
             "--mmap" => a.mmap = true,
+            "--index-heights" => a.index_heights = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -92,8 +96,8 @@ fn parse() -> std::result::Result<Args, String> {
     if a.tables.is_empty() {
         return Err("give at least one --table NAME=SOURCE".into());
     }
-    if a.sql.is_none() && a.export.is_none() {
-        return Err("give --sql or --export-parquet".into());
+    if a.sql.is_none() && a.export.is_none() && !a.index_heights {
+        return Err("give --sql, --export-parquet or --index-heights".into());
     }
     a.reps = a.reps.max(1);
     Ok(a)
@@ -124,6 +128,23 @@ fn rows_text(batches: &[RecordBatch]) -> Result<Vec<String>> {
         }
     }
     Ok(lines)
+}
+
+/// Prints `height <first key column>=<h>` for every real index of `t`.
+fn print_index_heights(t: &jet_storage::Table) -> Result<()> {
+    for (n, real) in t.def().real_indexes.iter().enumerate() {
+        let first = real
+            .key
+            .first()
+            .and_then(|(c, _)| t.def().columns.iter().find(|col| col.col_num == *c))
+            .map_or("?", |c| c.name.as_str());
+        let h = t
+            .index(n)
+            .and_then(|r| r.height().map_err(Into::into))
+            .map_err(jet_provider::to_df)?;
+        println!("height {first}={h}");
+    }
+    Ok(())
 }
 
 struct Run {
@@ -165,8 +186,11 @@ async fn main_async(a: Args) -> Result<()> {
     let partitions = a
         .partitions
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // jetsql's own session (its planner carries the Jet index rules:
+    // ORDER BY … LIMIT as an index walk, MIN/MAX from index ends); the
+    // rules match only Jet scans, so Parquet plans are DataFusion's own
     let ctx =
-        SessionContext::new_with_config(SessionConfig::new().with_target_partitions(partitions));
+        jet_provider::session_context(SessionConfig::new().with_target_partitions(partitions));
     if let Some(file) = &a.jet {
         let backend = if a.mmap { Backend::Mmap } else { Backend::File };
         let db = Database::open(
@@ -181,8 +205,11 @@ async fn main_async(a: Args) -> Result<()> {
             pushdown: a.pushdown,
             ..Default::default()
         };
-        for (name, table) in &a.tables {
+        for (i, (name, table)) in a.tables.iter().enumerate() {
             let t = db.table(table).map_err(jet_provider::to_df)?;
+            if a.index_heights && i == 0 {
+                print_index_heights(&t)?;
+            }
             ctx.register_table(
                 name.as_str(),
                 Arc::new(JetTable::new(t, db.clone(), options.clone())),

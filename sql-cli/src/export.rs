@@ -35,9 +35,6 @@ impl ExportFormat {
     }
 }
 
-/// Data pages scanned per progress step.
-const PAGES_PER_STEP: usize = 64;
-
 /// A file name for table `name`: path separators and control characters
 /// become `_`, so every table lands inside the target directory.
 pub fn file_name(name: &str, format: ExportFormat) -> String {
@@ -57,10 +54,43 @@ pub fn file_name(name: &str, format: ExportFormat) -> String {
     format!("{stem}.{}", format.extension())
 }
 
+/// The rows of `b` as CSV lines without a header line: batches formatted
+/// one by one concatenate to what one writer makes of them all (after its
+/// header line), so they can be formatted on several threads.
+pub(crate) fn csv_rows(b: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
+    let mut buf = Vec::with_capacity(b.num_rows() * 64);
+    datafusion::arrow::csv::WriterBuilder::new()
+        .with_header(false)
+        .build(&mut buf)
+        .write(b)?;
+    Ok(buf)
+}
+
+/// The CSV header line of `schema`.
+pub(crate) fn csv_header(schema: &SchemaRef) -> Result<Vec<u8>, ArrowError> {
+    let mut buf = Vec::new();
+    // a writer writes the header before its first batch, even an empty one
+    datafusion::arrow::csv::WriterBuilder::new()
+        .with_header(true)
+        .build(&mut buf)
+        .write(&RecordBatch::new_empty(schema.clone()))?;
+    Ok(buf)
+}
+
+/// An error that may cross the scan's threads.
+type SendError = Box<dyn std::error::Error + Send + Sync>;
+
 enum Writer {
     Parquet(ArrowWriter<BufWriter<File>>),
     Arrow(datafusion::arrow::ipc::writer::FileWriter<BufWriter<File>>),
-    Csv(datafusion::arrow::csv::Writer<BufWriter<File>>),
+    /// CSV lines already formatted (the header written at creation).
+    Csv(BufWriter<File>),
+}
+
+/// A batch, or its rows already formatted as CSV on a scan worker.
+enum Item {
+    Batch(RecordBatch),
+    Csv(Vec<u8>),
 }
 
 impl Writer {
@@ -74,23 +104,29 @@ impl Writer {
                 datafusion::arrow::ipc::writer::FileWriter::try_new(out, schema)
                     .map_err(|e| e.to_string())?,
             ),
-            ExportFormat::Csv => Writer::Csv(
-                datafusion::arrow::csv::WriterBuilder::new()
-                    .with_header(true)
-                    .build(out),
-            ),
+            ExportFormat::Csv => {
+                let mut out = out;
+                let header = csv_header(schema).map_err(|e| e.to_string())?;
+                out.write_all(&header).map_err(|e| e.to_string())?;
+                Writer::Csv(out)
+            }
         })
     }
 
-    fn write(&mut self, b: &RecordBatch) -> Result<(), String> {
-        match self {
-            Writer::Parquet(w) => w.write(b).map_err(|e| e.to_string()),
-            Writer::Arrow(w) => w.write(b).map_err(|e| e.to_string()),
-            Writer::Csv(w) => w.write(b).map_err(|e| e.to_string()),
+    fn write(&mut self, item: &Item) -> Result<(), String> {
+        match (self, item) {
+            (Writer::Parquet(w), Item::Batch(b)) => w.write(b).map_err(|e| e.to_string()),
+            (Writer::Arrow(w), Item::Batch(b)) => w.write(b).map_err(|e| e.to_string()),
+            (Writer::Csv(w), Item::Csv(bytes)) => w.write_all(bytes).map_err(|e| e.to_string()),
+            (Writer::Csv(w), Item::Batch(b)) => {
+                let bytes = csv_rows(b).map_err(|e| e.to_string())?;
+                w.write_all(&bytes).map_err(|e| e.to_string())
+            }
+            (_, Item::Csv(_)) => Err("CSV lines given to a Parquet or Arrow writer".into()),
         }
     }
 
-    fn finish(self, schema: &SchemaRef) -> Result<(), String> {
+    fn finish(self) -> Result<(), String> {
         let flush = |mut w: BufWriter<File>| -> Result<(), String> {
             w.flush().map_err(|e| e.to_string())?;
             w.get_ref().sync_all().map_err(|e| e.to_string())
@@ -101,12 +137,7 @@ impl Writer {
                 w.finish().map_err(|e| e.to_string())?;
                 flush(w.into_inner().map_err(|e: ArrowError| e.to_string())?)
             }
-            Writer::Csv(mut w) => {
-                // A table without rows still gets its header line.
-                w.write(&RecordBatch::new_empty(schema.clone()))
-                    .map_err(|e| e.to_string())?;
-                flush(w.into_inner())
-            }
+            Writer::Csv(w) => flush(w),
         }
     }
 }
@@ -161,7 +192,7 @@ pub fn export(
         let t = db.table(name).map_err(|e| e.to_string())?;
         let pages = t.data_pages().map_err(|e| e.to_string())?;
         total_pages += pages.len() as u64;
-        plan.push((t, pages));
+        plan.push(t);
     }
     let bar = if std::io::stderr().is_terminal() {
         ProgressBar::with_draw_target(Some(total_pages), ProgressDrawTarget::stderr())
@@ -177,7 +208,7 @@ pub fn export(
     );
     let mut done = Vec::new();
     let mut all_rows = 0usize;
-    for (t, pages) in plan {
+    for t in plan {
         let name = t.name().to_string();
         bar.set_prefix(name.clone());
         let path = dir.join(file_name(&name, format));
@@ -186,25 +217,31 @@ pub fn export(
         let f = File::create(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
         let mut w = Writer::new(format, f, &schema)?;
         let mut rows = 0usize;
-        for chunk in pages.chunks(PAGES_PER_STEP) {
-            let (Some(first), Some(last)) = (chunk.first(), chunk.last()) else {
-                continue;
-            };
-            let scan = t
-                .scan(ScanOptions {
-                    page_range: Some(*first..last.saturating_add(1)),
-                    ..Default::default()
+        // pages are decoded (and CSV formatted) on every core, and written
+        // in page order
+        jet_storage::parallel::scan_ordered(
+            &t,
+            &ScanOptions::default(),
+            jet_storage::parallel::Parallel::default(),
+            |b| {
+                let n = b.num_rows();
+                Ok::<_, SendError>(match format {
+                    ExportFormat::Csv => (n, Item::Csv(csv_rows(&b)?)),
+                    _ => (n, Item::Batch(b)),
                 })
-                .map_err(|e| format!("{name}: {e}"))?;
-            for b in scan {
-                let b = b.map_err(|e| format!("{name}: {e}"))?;
-                rows += b.num_rows();
+            },
+            |items, run_pages| {
+                for (n, item) in &items {
+                    rows += n;
+                    w.write(item).map_err(SendError::from)?;
+                }
                 bar.set_message((all_rows + rows).to_string());
-                w.write(&b).map_err(|e| format!("{name}: {e}"))?;
-            }
-            bar.inc(chunk.len() as u64);
-        }
-        w.finish(&schema).map_err(|e| format!("{name}: {e}"))?;
+                bar.inc(run_pages as u64);
+                Ok(())
+            },
+        )
+        .map_err(|e| format!("{name}: {e}"))?;
+        w.finish().map_err(|e| format!("{name}: {e}"))?;
         std::fs::rename(&partial, &path).map_err(|e| format!("{}: {e}", path.display()))?;
         all_rows += rows;
         done.push(Exported {

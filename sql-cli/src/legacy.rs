@@ -1,6 +1,7 @@
 //! The storage-level subcommands kept from the first cut of the tool:
 //! `tables`, `describe`, `scan` and `cat` read the file directly (no SQL).
 
+use arrow_array::RecordBatch;
 use clap::Subcommand;
 use jet_storage::{Database, OpenOptions, ScanOptions};
 use std::io::Write;
@@ -48,6 +49,23 @@ pub enum Cmd {
         #[arg(long)]
         limit: Option<usize>,
     },
+}
+
+/// An error that may cross threads.
+type SendError = Box<dyn std::error::Error + Send + Sync>;
+
+/// One batch as CSV rows without a header ([`crate::export::csv_rows`]) or
+/// as JSON lines: each batch is formatted on its own, so the concatenation
+/// equals one writer's output.
+fn format_batch(b: &RecordBatch, json: bool) -> Result<Vec<u8>, SendError> {
+    if !json {
+        return Ok(crate::export::csv_rows(b)?);
+    }
+    let mut buf = Vec::with_capacity(b.num_rows() * 64);
+    let mut w = arrow_json::LineDelimitedWriter::new(&mut buf);
+    w.write(b)?;
+    w.finish()?;
+    Ok(buf)
 }
 
 /// Runs one storage-level subcommand, writing to standard output.
@@ -153,24 +171,29 @@ pub fn run(cmd: Cmd) -> Result<(), Box<dyn std::error::Error>> {
         } => {
             let db = Database::open(&file, OpenOptions::default())?;
             let t = db.table(&table)?;
-            let scan = t.scan(ScanOptions {
+            let opts = ScanOptions {
                 limit,
                 ..Default::default()
-            })?;
-            if format == "json" {
-                let mut w = arrow_json::LineDelimitedWriter::new(&mut out);
-                for b in scan {
-                    w.write(&b?)?;
-                }
-                w.finish()?;
-            } else {
-                let mut w = arrow_csv::WriterBuilder::new()
-                    .with_header(true)
-                    .build(&mut out);
-                for b in scan {
-                    w.write(&b?)?;
-                }
+            };
+            let json = format == "json";
+            if !json {
+                out.write_all(&crate::export::csv_header(&t.schema())?)?;
             }
+            // batches are decoded and formatted on every core, and written
+            // in page order
+            jet_storage::parallel::scan_ordered(
+                &t,
+                &opts,
+                jet_storage::parallel::Parallel::default(),
+                |b| format_batch(&b, json),
+                |chunks, _pages| {
+                    for c in chunks {
+                        out.write_all(&c)?;
+                    }
+                    Ok::<(), SendError>(())
+                },
+            )
+            .map_err(|e| e as Box<dyn std::error::Error>)?;
         }
     }
     out.flush()?;

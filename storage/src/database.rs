@@ -513,6 +513,20 @@ impl Table {
             &opts,
         ))
     }
+
+    /// A scan of the given data pages (a subset of [`Table::data_pages`], in
+    /// increasing order) as `opts` says, without reading the usage map again.
+    pub(crate) fn scan_pages(&self, pages: Vec<u32>, opts: &ScanOptions) -> Result<TableScan> {
+        let schema = self.projected_schema(opts.projection.as_deref())?;
+        Ok(TableScan::new(
+            self.source.clone(),
+            self.def.clone(),
+            &self.name,
+            schema,
+            pages,
+            opts,
+        ))
+    }
 }
 
 /// The Arrow field of a column: name, type, nullability and Jet metadata

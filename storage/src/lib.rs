@@ -35,6 +35,7 @@ pub mod index_write;
 pub mod journal;
 pub mod lval;
 pub mod page;
+pub mod parallel;
 pub mod props;
 pub mod scan;
 pub mod tdef;

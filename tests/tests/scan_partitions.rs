@@ -105,3 +105,108 @@ fn scan_page_counts_are_per_scan() {
     assert!(a.pages_read() > 0 && b.pages_read() > 0);
     assert_eq!(a.pages_read() + b.pages_read(), whole.1);
 }
+
+/// The consumer's refusal in [`ordered_parallel_scan_equals_one_scan`] (a
+/// storage error there fails the test at once).
+#[derive(Debug)]
+enum Stop {
+    Enough,
+}
+
+impl From<jet_storage::Error> for Stop {
+    fn from(e: jet_storage::Error) -> Self {
+        panic!("the scan failed: {e}")
+    }
+}
+
+/// The ordered parallel scan hands its consumer exactly the rows of one
+/// storage scan, in the same order, whatever the threads and run size, and
+/// its page counts sum to the table's data pages.
+#[test]
+fn ordered_parallel_scan_equals_one_scan() {
+    use jet_storage::parallel::{Parallel, scan_ordered};
+    let Some(corpus) = jet_tests::corpus() else {
+        return;
+    };
+    for (file, table) in [
+        ("mdbtools/nwind.mdb", "Order Details"),
+        ("mdbtools/nwind.mdb", "Orders"),
+        ("jackcess/V2000/compIndexTestV2000.mdb", "Table1"),
+    ] {
+        let db = Database::open(corpus.join(file), OpenOptions::default()).unwrap();
+        let t = db.table(table).unwrap();
+        let whole: Vec<_> = t
+            .scan(ScanOptions::default())
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+        let whole = arrow_select::concat::concat_batches(&t.schema(), &whole).unwrap();
+        let data_pages = t.data_pages().unwrap().len();
+        for threads in [1, 2, 3] {
+            for pages_per_run in [1, 2, 5, 0] {
+                let par = Parallel {
+                    threads,
+                    pages_per_run,
+                };
+                let mut got = Vec::new();
+                let mut pages = 0;
+                scan_ordered(
+                    &t,
+                    &ScanOptions {
+                        batch_size: 7,
+                        ..Default::default()
+                    },
+                    par,
+                    Ok::<_, jet_storage::Error>,
+                    |bs, n| {
+                        got.extend(bs);
+                        pages += n;
+                        Ok(())
+                    },
+                )
+                .unwrap();
+                let got = arrow_select::concat::concat_batches(&t.schema(), &got).unwrap();
+                assert_eq!(got, whole, "{file} {table}: {par:?}");
+                assert_eq!(pages, data_pages, "{file} {table}: {par:?}");
+            }
+        }
+        // a refusal from the consumer stops the scan and is returned
+        let mut calls = 0;
+        let r = scan_ordered(
+            &t,
+            &ScanOptions::default(),
+            Parallel {
+                threads: 2,
+                pages_per_run: 1,
+            },
+            Ok::<_, Stop>,
+            |_, _| {
+                calls += 1;
+                Err(Stop::Enough)
+            },
+        );
+        assert!(matches!(r, Err(Stop::Enough)), "{r:?}");
+        assert_eq!(calls, 1);
+        // a limit keeps page order: the first rows of the table
+        let mut got = Vec::new();
+        scan_ordered(
+            &t,
+            &ScanOptions {
+                limit: Some(5),
+                ..Default::default()
+            },
+            Parallel {
+                threads: 2,
+                pages_per_run: 1,
+            },
+            Ok::<_, jet_storage::Error>,
+            |bs, _| {
+                got.extend(bs);
+                Ok(())
+            },
+        )
+        .unwrap();
+        let got = arrow_select::concat::concat_batches(&t.schema(), &got).unwrap();
+        assert_eq!(got, whole.slice(0, 5.min(whole.num_rows())));
+    }
+}
