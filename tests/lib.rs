@@ -275,3 +275,84 @@ pub fn run_mdb_export(
 }
 
 pub mod crash;
+
+/// The reader's and the indexes' consistency checks over every user table
+/// of `db`: each table scans to its end; each real index walks forward in
+/// key order and holds exactly one entry per live row (none for a row an
+/// ignore-nulls index skips because its key is all NULL), whose key is the
+/// row's key re-encoded. Panics with `ctx`, the table and the index on the
+/// first failure; returns the number of rows scanned.
+pub fn consistency(db: &jet_storage::Database, ctx: &str) -> usize {
+    use jet_kernels::index_entry::compare_entries;
+    use jet_storage::index::{Bookmark, Direction};
+    use jet_storage::index_key::encode_key;
+    use jet_storage::scan::OwnedField;
+    let mut rows = 0;
+    for name in db.table_names() {
+        let t = db
+            .table(&name)
+            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"));
+        for b in t
+            .scan(jet_storage::ScanOptions::default())
+            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"))
+        {
+            rows += b
+                .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"))
+                .num_rows();
+        }
+        let live = t
+            .bookmarks()
+            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"));
+        let raw: Vec<(Bookmark, Vec<OwnedField>)> = live
+            .iter()
+            .map(|bm| {
+                let row = t
+                    .raw_row(*bm)
+                    .unwrap_or_else(|e| panic!("{ctx}: {name}: row {bm:?}: {e}"))
+                    .unwrap_or_else(|| panic!("{ctx}: {name}: live row {bm:?} reads as deleted"));
+                (*bm, row)
+            })
+            .collect();
+        let def = t.def();
+        for (n, real) in def.real_indexes.iter().enumerate() {
+            let key_of = |row: &[OwnedField]| {
+                encode_key(&def.columns, &real.key, row, db.version())
+                    .unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: key: {e}"))
+            };
+            let null_key = key_of(&vec![OwnedField::Null; def.columns.len()]);
+            let ignores_nulls = real.flags & 0x02 != 0;
+            let mut want: Vec<(Vec<u8>, Bookmark)> = raw
+                .iter()
+                .map(|(bm, row)| (key_of(row), *bm))
+                .filter(|(k, _)| !(ignores_nulls && *k == null_key))
+                .collect();
+            want.sort_by(|a, b| {
+                compare_entries(&a.0, a.1.page, a.1.row, &b.0, b.1.page, b.1.row)
+            });
+            let got: Vec<(Vec<u8>, Bookmark)> = t
+                .index(n)
+                .unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"))
+                .walk(Direction::Forward)
+                .unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"))
+                .map(|e| {
+                    let e = e.unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"));
+                    (e.key, e.bookmark)
+                })
+                .collect();
+            assert_eq!(
+                got.len(),
+                want.len(),
+                "{ctx}: {name} index {n}: {} entries for {} indexed live rows",
+                got.len(),
+                want.len()
+            );
+            if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+                panic!(
+                    "{ctx}: {name} index {n}: entry {i} is {:?}, the rows say {:?}",
+                    got[i], want[i]
+                );
+            }
+        }
+    }
+    rows
+}

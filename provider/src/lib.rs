@@ -21,6 +21,7 @@
 //! ```
 
 mod catalog;
+mod ddl;
 mod dml;
 mod exec;
 mod ordered;

@@ -10,13 +10,12 @@
 //! CI kills 25 times; `JET_CRASH_LONG=1` kills 200 times
 //! (`JET_CRASH_KILLS=n` chooses).
 
-use jet_storage::index::Direction;
 use jet_storage::journal::journal_path;
 use jet_storage::journal::sim::SimRng;
-use jet_storage::{Database, OpenOptions, ScanOptions};
+use jet_storage::{Database, OpenOptions};
 use jet_tests::crash::synthetic_transaction;
-use jet_tests::{corpus, require_mdb_export, run_mdb_export};
-use std::collections::{BTreeMap, HashSet};
+use jet_tests::{consistency, corpus, require_mdb_export, run_mdb_export};
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -44,52 +43,6 @@ fn exports(prog: &Path, file: &Path, tables: &[String]) -> BTreeMap<String, Vec<
             (t.clone(), out.stdout)
         })
         .collect()
-}
-
-/// The reader's and the indexes' checks: every table scans to the end,
-/// every real index walks forward over live rows only, without
-/// duplicates.
-fn consistency(db: &Database, ctx: &str) -> usize {
-    let mut rows = 0;
-    for name in db.table_names() {
-        let t = db
-            .table(&name)
-            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"));
-        for b in t
-            .scan(ScanOptions::default())
-            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"))
-        {
-            rows += b
-                .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"))
-                .num_rows();
-        }
-        let live: HashSet<_> = t
-            .bookmarks()
-            .unwrap_or_else(|e| panic!("{ctx}: {name}: {e}"))
-            .into_iter()
-            .collect();
-        for n in 0..t.def().real_indexes.len() {
-            let idx = t
-                .index(n)
-                .unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"));
-            let mut seen = HashSet::new();
-            for e in idx
-                .walk(Direction::Forward)
-                .unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"))
-            {
-                let e = e.unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"));
-                assert!(
-                    live.contains(&e.bookmark),
-                    "{ctx}: {name} index {n}: entry for a dead row"
-                );
-                assert!(
-                    seen.insert(e.bookmark),
-                    "{ctx}: {name} index {n}: duplicate entry"
-                );
-            }
-        }
-    }
-    rows
 }
 
 #[test]

@@ -7,10 +7,8 @@
 use arrow_array::{
     ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray, TimestampMicrosecondArray,
 };
-use jet_kernels::index_entry::compare_entries;
 use jet_storage::image::MemImage;
-use jet_storage::index::{Bookmark, Direction as WalkDir};
-use jet_storage::index_key::encode_key;
+use jet_storage::index::Bookmark;
 use jet_storage::tdef::Direction;
 use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, Writer, new_database};
 use jet_storage::{Database, JetType, JetVersion, OpenOptions};
@@ -65,36 +63,9 @@ fn rows(from: i32, n: i32) -> RecordBatch {
 }
 
 /// Every real index holds exactly the live rows' re-encoded keys, in index
-/// order. Returns the number of live rows.
+/// order (the shared check). Returns the number of live rows.
 fn check_indexes(db: &Database) -> usize {
-    let t = db.table("Items").unwrap();
-    let live = t.bookmarks().unwrap();
-    for (n, real) in t.def().real_indexes.iter().enumerate() {
-        let mut want: Vec<(Vec<u8>, Bookmark)> = live
-            .iter()
-            .map(|bm| {
-                let row = t.raw_row(*bm).unwrap().expect("live row");
-                (
-                    encode_key(&t.def().columns, &real.key, &row, db.version()).unwrap(),
-                    *bm,
-                )
-            })
-            .collect();
-        want.sort_by(|a, b| compare_entries(&a.0, a.1.page, a.1.row, &b.0, b.1.page, b.1.row));
-        let got: Vec<(Vec<u8>, Bookmark)> = t
-            .index(n)
-            .unwrap()
-            .walk(WalkDir::Forward)
-            .unwrap()
-            .map(|e| {
-                let e = e.unwrap();
-                (e.key, e.bookmark)
-            })
-            .collect();
-        assert_eq!(got.len(), want.len(), "index {n}: entry count");
-        assert!(got == want, "index {n}: entries differ from the rows");
-    }
-    live.len()
+    jet_tests::consistency(db, "Items")
 }
 
 /// mdb-export reads `image`'s table `Items` with `rows` rows and no warning
