@@ -579,8 +579,15 @@ impl JetSession {
             .lock()
             .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
             .clone();
+        let default = self
+            .default_db
+            .lock()
+            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
+            .clone();
         let (catalog, table) = match parts.as_slice() {
-            [t] => (None, t.clone()),
+            // a bare name is the default database's (any database's when
+            // none is the default)
+            [t] => (default, t.clone()),
             [c, _, t] => (Some(c.clone()), t.clone()),
             [c, t] => (Some(c.clone()), t.clone()),
             _ => return Err(refuse(format!("bad table name {name:?}"))),

@@ -216,8 +216,13 @@ fn transactions_and_refusals_from_the_command_line() {
     jetsql()
         .arg("--write")
         .arg(&db)
-        .args(["-c", "INSERT INTO \"Orders\" (\"Status\") VALUES (256)"])
+        .args([
+            "-c",
+            "INSERT INTO \"Orders\" (\"ShipCity\") VALUES ('a city name longer than thirty characters')",
+        ])
         .assert()
         .failure()
-        .stderr(contains("table \"Orders\", column \"Status\": value 256 refused"));
+        .stderr(contains(
+            "table \"Orders\", column \"ShipCity\": value \"a city name longer than thirty character\"… (41 characters) refused",
+        ));
 }
