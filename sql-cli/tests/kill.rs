@@ -107,10 +107,10 @@ fn sigkill_during_insert_select_leaves_all_rows_or_none() {
         d
     };
     // size the statement to take about half a second or more
-    let mut rows = 40_000usize;
+    let mut rows = 2_000usize;
     make_parquet(&base, &parquet, rows);
     let mut full = run_full(rows);
-    while full < Duration::from_millis(500) && rows < 640_000 {
+    while full < Duration::from_millis(400) && rows < 640_000 {
         rows *= 2;
         make_parquet(&base, &parquet, rows);
         full = run_full(rows);
@@ -132,7 +132,12 @@ fn sigkill_during_insert_select_leaves_all_rows_or_none() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let wait = rng.below(window);
+        // half the kills anywhere, half near the end, where the commit is
+        let wait = if rng.below(2) == 0 {
+            rng.below(window)
+        } else {
+            window * 6 / 10 + rng.below(window * 4 / 10 + 1)
+        };
         std::thread::sleep(Duration::from_millis(wait));
         let _ = child.kill(); // SIGKILL (it may have finished already)
         let status = child.wait().unwrap();
