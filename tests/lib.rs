@@ -326,9 +326,7 @@ pub fn consistency(db: &jet_storage::Database, ctx: &str) -> usize {
                 .map(|(bm, row)| (key_of(row), *bm))
                 .filter(|(k, _)| !(ignores_nulls && *k == null_key))
                 .collect();
-            want.sort_by(|a, b| {
-                compare_entries(&a.0, a.1.page, a.1.row, &b.0, b.1.page, b.1.row)
-            });
+            want.sort_by(|a, b| compare_entries(&a.0, a.1.page, a.1.row, &b.0, b.1.page, b.1.row));
             let got: Vec<(Vec<u8>, Bookmark)> = t
                 .index(n)
                 .unwrap_or_else(|e| panic!("{ctx}: {name} index {n}: {e}"))

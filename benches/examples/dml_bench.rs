@@ -110,7 +110,10 @@ async fn insert_direct(db: &Path, parquet: &Path) -> Res<(Duration, u64)> {
     let t = Instant::now();
     let ctx = SessionContext::new();
     let batches = ctx
-        .read_parquet(parquet.to_string_lossy().as_ref(), ParquetReadOptions::default())
+        .read_parquet(
+            parquet.to_string_lossy().as_ref(),
+            ParquetReadOptions::default(),
+        )
         .await?
         .collect()
         .await?;
@@ -197,7 +200,6 @@ fn update_direct(db: &Path) -> Res<(Duration, u64)> {
         .ok_or("Score")?;
     let new: Float64Array = score.iter().map(|v| v.map(|x| x + 1.0)).collect();
     let change = RecordBatch::try_from_iter(vec![("Score", Arc::new(new) as ArrayRef)])?;
-    drop(idx);
     drop(table);
     drop(read);
     let n = w.transaction(|tx| tx.update("Bench", &marks, &change))?;
@@ -265,7 +267,9 @@ async fn main() -> Res<()> {
     let (a, b) = (median(ins_sql), median(ins_direct));
     let (u1, u2, u3) = (median(upd_seek), median(upd_scan), median(upd_direct));
     let rate = |d: Duration, n: f64| n / d.as_secs_f64();
-    println!("| work ({rows} rows in Bench; median of {reps}) | SQL (s) | storage API (s) | SQL / API |");
+    println!(
+        "| work ({rows} rows in Bench; median of {reps}) | SQL (s) | storage API (s) | SQL / API |"
+    );
     println!("| --- | ---: | ---: | ---: |");
     println!(
         "| INSERT INTO t SELECT * FROM parquet ({rows} rows; SQL {:.0} rows/s, API {:.0} rows/s) | {:.3} | {:.3} | {:.2} |",

@@ -105,11 +105,17 @@ pub(crate) fn column_for_type(table: &str, column: &str, written: &str) -> Resul
         }
     };
     match name.as_str() {
-        "INTEGER" | "INT" | "LONG" | "INT4" | "INTEGER4" => no_args(ColumnSpec::new(column, JetType::Long)),
-        "SMALLINT" | "SHORT" | "INT2" | "INTEGER2" => no_args(ColumnSpec::new(column, JetType::Integer)),
+        "INTEGER" | "INT" | "LONG" | "INT4" | "INTEGER4" => {
+            no_args(ColumnSpec::new(column, JetType::Long))
+        }
+        "SMALLINT" | "SHORT" | "INT2" | "INTEGER2" => {
+            no_args(ColumnSpec::new(column, JetType::Integer))
+        }
         "TINYINT" | "BYTE" | "INTEGER1" => no_args(ColumnSpec::new(column, JetType::Byte)),
         "BIGINT" | "INT8" | "LARGENUMBER" => no_args(ColumnSpec::new(column, JetType::BigInt)),
-        "REAL" | "SINGLE" | "FLOAT4" | "IEEESINGLE" => no_args(ColumnSpec::new(column, JetType::Single)),
+        "REAL" | "SINGLE" | "FLOAT4" | "IEEESINGLE" => {
+            no_args(ColumnSpec::new(column, JetType::Single))
+        }
         "DOUBLE" | "DOUBLE PRECISION" | "FLOAT" | "FLOAT8" | "IEEEDOUBLE" | "NUMBER" => {
             no_args(ColumnSpec::new(column, JetType::Double))
         }
@@ -428,7 +434,10 @@ pub(crate) fn column_for_field(table: &str, f: &Field, version: JetVersion) -> R
                 "CREATE TABLE {table:?} AS SELECT: column {name:?} has no type (a bare NULL); CAST it to a type"
             )));
         }
-        ArrowType::Timestamp(TimeUnit::Second | TimeUnit::Millisecond | TimeUnit::Microsecond | TimeUnit::Nanosecond, Some(tz)) => {
+        ArrowType::Timestamp(
+            TimeUnit::Second | TimeUnit::Millisecond | TimeUnit::Microsecond | TimeUnit::Nanosecond,
+            Some(tz),
+        ) => {
             return Err(refuse(format!(
                 "CREATE TABLE {table:?} AS SELECT: column {name:?} is a timestamp in zone {tz}; Access dates have no zone (CAST it to TIMESTAMP)"
             )));
@@ -476,10 +485,19 @@ mod tests {
         assert_eq!(t("VARBINARY(16)").unwrap(), (JetType::Binary, 16));
         assert_eq!(t("MONEY").unwrap().0, JetType::Currency);
         let n = column_for_type("T", "c", "NUMERIC(10,2)").unwrap();
-        assert_eq!((n.jet_type, n.precision, n.scale), (JetType::Numeric, 10, 2));
+        assert_eq!(
+            (n.jet_type, n.precision, n.scale),
+            (JetType::Numeric, 10, 2)
+        );
         let c = column_for_type("T", "c", "COUNTER").unwrap();
         assert!(c.auto_number && c.jet_type == JetType::Long);
-        for bad in ["VARCHAR(300)", "NUMERIC(30,2)", "INTERVAL", "INTEGER(4)", "TEXT(0)"] {
+        for bad in [
+            "VARCHAR(300)",
+            "NUMERIC(30,2)",
+            "INTERVAL",
+            "INTEGER(4)",
+            "TEXT(0)",
+        ] {
             let e = column_for_type("T", "c", bad).unwrap_err().to_string();
             assert!(e.contains("\"T\"") && e.contains("\"c\""), "{bad}: {e}");
         }

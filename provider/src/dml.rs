@@ -19,6 +19,7 @@ use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::datasource::sink::DataSink;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::logical_expr::Expr;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
@@ -27,7 +28,6 @@ use datafusion::physical_plan::{
 };
 use futures::StreamExt;
 use jet_storage::image::{CommitTarget, ImageChanges, MemImage};
-use datafusion::logical_expr::Expr;
 use jet_storage::index::{Bookmark, KeyMatch};
 use jet_storage::journal::JournaledFile;
 use jet_storage::write::WResult;

@@ -16,9 +16,9 @@ use crate::table::JetOptions;
 use crate::to_df;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::catalog::Session;
+use datafusion::common::DFSchema;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::Expr;
-use datafusion::common::DFSchema;
 use datafusion::logical_expr::{EmptyRelation, LogicalPlan};
 use datafusion::prelude::{DataFrame, SessionContext};
 use datafusion::sql::parser::{DFParserBuilder, Statement as DFStatement};
@@ -274,7 +274,8 @@ impl JetSession {
         *self
             .default_db
             .lock()
-            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))? = Some(name.to_string());
+            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))? =
+            Some(name.to_string());
         Ok(())
     }
 

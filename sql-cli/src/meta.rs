@@ -242,23 +242,23 @@ pub fn describe(shell: &Shell, name: &str) -> Result<String, String> {
         if i.kind == IndexKind::ForeignKey {
             let other = db
                 .catalog()
-                    .iter()
-                    .find(|e| {
-                        e.tdef_page() == i.rel_table_page
-                            && matches!(e.kind, jet_storage::ObjectKind::Table)
-                    })
-                    .map(|e| e.name.clone());
+                .iter()
+                .find(|e| {
+                    e.tdef_page() == i.rel_table_page
+                        && matches!(e.kind, jet_storage::ObjectKind::Table)
+                })
+                .map(|e| e.name.clone());
             let target = match &other {
                 Some(o) => {
                     let cols = db
                         .table(o)
-                            .ok()
-                            .and_then(|ot| {
-                                let n = i.rel_index?;
-                                let li = ot.def().indexes.iter().find(|x| x.number == n)?;
-                                Some(column_names(&ot, li.real_index))
-                            })
-                            .unwrap_or_default();
+                        .ok()
+                        .and_then(|ot| {
+                            let n = i.rel_index?;
+                            let li = ot.def().indexes.iter().find(|x| x.number == n)?;
+                            Some(column_names(&ot, li.real_index))
+                        })
+                        .unwrap_or_default();
                     format!("{o}({cols})")
                 }
                 None => format!("TDEF page {}", i.rel_table_page),

@@ -193,7 +193,10 @@ fn transactions_and_refusals_from_the_command_line() {
         .assert()
         .success()
         .stdout("count\n1500\nn\n1500\n");
-    assert!(std::fs::read(&db).unwrap() == image, "ROLLBACK changed the file");
+    assert!(
+        std::fs::read(&db).unwrap() == image,
+        "ROLLBACK changed the file"
+    );
 
     // a committed one is one change; a script through -f
     let script = dir.path().join("w.sql");

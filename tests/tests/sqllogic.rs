@@ -173,7 +173,9 @@ impl JetDml {
             writable: true,
             ..Default::default()
         };
-        let handle = session.register("db", &path, options.clone(), true).unwrap();
+        let handle = session
+            .register("db", &path, options.clone(), true)
+            .unwrap();
         session
             .register(
                 "ro",
@@ -262,7 +264,10 @@ async fn slt_dml_files() {
                 });
             }
         }
-        eprintln!("{}: ok on both fixtures, with and without seeks", f.display());
+        eprintln!(
+            "{}: ok on both fixtures, with and without seeks",
+            f.display()
+        );
     }
 }
 

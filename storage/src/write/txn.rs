@@ -1073,7 +1073,10 @@ impl<'w> Transaction<'w> {
                 self.index_apply(table, &def, &old, bm, false, &[])?;
                 let shown: Vec<String> = cells
                     .iter()
-                    .map(|c| c.as_ref().map_or("(unchanged)".to_string(), Cell::to_string))
+                    .map(|c| {
+                        c.as_ref()
+                            .map_or("(unchanged)".to_string(), Cell::to_string)
+                    })
                     .collect();
                 self.index_apply(table, &def, &fields, bm, true, &shown)?;
             }
