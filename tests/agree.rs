@@ -18,56 +18,105 @@ use jet_kernels::index_entry::compare_entries;
 use jet_storage::index::{Bookmark, Direction};
 use jet_storage::index_key::encode_key;
 use jet_storage::scan::OwnedField;
+use jet_storage::write::tdef::INDEX_IGNORE_NULLS;
 use jet_storage::{Database, JetType, ScanOptions};
 use std::path::Path;
 
-/// Checks every real index of `table`: a forward walk gives exactly one
-/// entry per live row (rows whose key columns are all NULL left out of an
-/// ignore-nulls index), each entry's key is the row's values re-encoded,
-/// and the entries come in index order (key, then bookmark). Panics with
-/// the table and index on the first disagreement; returns the number of
-/// live rows.
+/// Checks every real index of `table` (see [`table_consistency`]) with
+/// the table's name as context. Returns the number of live rows.
 pub fn check_index_agreement(db: &Database, table: &str) -> usize {
-    let t = db.table(table).unwrap();
-    let live = t.bookmarks().unwrap();
+    table_consistency(db, table, table)
+}
+
+/// The reader's and the indexes' consistency checks over every user table
+/// of `db` ([`table_consistency`] of each). Returns the number of rows.
+pub fn consistency(db: &Database, ctx: &str) -> usize {
+    db.table_names()
+        .iter()
+        .map(|name| table_consistency(db, name, ctx))
+        .sum()
+}
+
+/// The reader's and the indexes' consistency checks of one table: it scans
+/// to the end with as many rows as it has live bookmarks, every live
+/// bookmark reads as a row, and every real index walks forward over
+/// exactly the live rows' keys (re-encoded from the rows) in index order
+/// (key, then bookmark) — an index flagged "ignore nulls" without the rows
+/// whose key is the all-NULL key. Panics naming `ctx`, the table and the
+/// index on the first failure; returns the number of rows.
+pub fn table_consistency(db: &Database, name: &str, ctx: &str) -> usize {
+    let fail = |what: &dyn std::fmt::Display| -> ! { panic!("{ctx}: {name}: {what}") };
+    let t = db.table(name).unwrap_or_else(|e| fail(&e));
+    let mut scanned = 0;
+    for b in t.scan(ScanOptions::default()).unwrap_or_else(|e| fail(&e)) {
+        scanned += b.unwrap_or_else(|e| fail(&e)).num_rows();
+    }
+    let live = t.bookmarks().unwrap_or_else(|e| fail(&e));
+    assert_eq!(
+        scanned,
+        live.len(),
+        "{ctx}: {name}: rows scanned vs live bookmarks"
+    );
+    let cols = &t.def().columns;
+    let live_rows: Vec<(Bookmark, Vec<OwnedField>)> = live
+        .iter()
+        .map(|&bm| {
+            let row = t.raw_row(bm).unwrap_or_else(|e| fail(&e));
+            (
+                bm,
+                row.unwrap_or_else(|| fail(&format!("live bookmark {bm:?} has no row"))),
+            )
+        })
+        .collect();
     for (n, real) in t.def().real_indexes.iter().enumerate() {
-        let mut want: Vec<(Vec<u8>, Bookmark)> = Vec::new();
-        for bm in &live {
-            let row = t.raw_row(*bm).unwrap().expect("live row");
-            let all_null = real.key.iter().all(|(num, _)| {
-                t.def()
-                    .columns
-                    .iter()
-                    .position(|c| c.col_num == *num)
-                    .is_some_and(|p| row[p] == OwnedField::Null)
-            });
-            if real.flags & 0x02 != 0 && all_null {
+        let fail = |what: &dyn std::fmt::Display| -> ! {
+            panic!(
+                "{ctx}: {name}: index {n} (root page {}): {what}",
+                real.root_page
+            )
+        };
+        let null_key = encode_key(
+            cols,
+            &real.key,
+            &vec![OwnedField::Null; cols.len()],
+            db.version(),
+        )
+        .unwrap_or_else(|e| fail(&e));
+        let mut want: Vec<(Vec<u8>, Bookmark)> = Vec::with_capacity(live_rows.len());
+        for (bm, row) in &live_rows {
+            let key = encode_key(cols, &real.key, row, db.version())
+                .unwrap_or_else(|e| fail(&format!("row {bm:?}: {e}")));
+            if real.flags & INDEX_IGNORE_NULLS != 0 && key == null_key {
                 continue;
             }
-            let key = encode_key(&t.def().columns, &real.key, &row, db.version())
-                .unwrap_or_else(|e| panic!("{table} index {n}: row {bm:?}: {e}"));
             want.push((key, *bm));
         }
         want.sort_by(|a, b| compare_entries(&a.0, a.1.page, a.1.row, &b.0, b.1.page, b.1.row));
         let got: Vec<(Vec<u8>, Bookmark)> = t
             .index(n)
-            .unwrap()
+            .unwrap_or_else(|e| fail(&e))
             .walk(Direction::Forward)
-            .unwrap()
+            .unwrap_or_else(|e| fail(&e))
             .map(|e| {
-                let e = e.unwrap_or_else(|e| panic!("{table} index {n}: {e}"));
+                let e = e.unwrap_or_else(|e| fail(&e));
                 (e.key, e.bookmark)
             })
             .collect();
-        assert_eq!(got.len(), want.len(), "{table} index {n}: entry count");
+        if got.len() != want.len() {
+            fail(&format!(
+                "{} entries for {} indexed live rows",
+                got.len(),
+                want.len()
+            ));
+        }
         if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
-            panic!(
-                "{table} index {n}: entry {i} is {:02X?} at {:?}, the rows give {:02X?} at {:?}",
+            fail(&format!(
+                "entry {i} is {:02X?} at {:?}, the rows give {:02X?} at {:?}",
                 got[i].0, got[i].1, want[i].0, want[i].1
-            );
+            ));
         }
     }
-    live.len()
+    scanned
 }
 
 /// Asserts that `mdb-export` of `table` in `file` equals our scan of it in

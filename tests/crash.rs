@@ -5,14 +5,10 @@
 //! takes any (O, [`ImageChanges`]) pair.
 
 use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
-use jet_kernels::index_entry::compare_entries;
-use jet_storage::index::{Bookmark, Direction};
-use jet_storage::index_key::encode_key;
+use jet_storage::index::Bookmark;
 use jet_storage::journal::sim::{SimDisk, SimRng, SimStorage};
 use jet_storage::journal::{JournaledFile, recover_storage};
 use jet_storage::page::{MemPageSource, PageSource};
-use jet_storage::scan::OwnedField;
-use jet_storage::write::tdef::INDEX_IGNORE_NULLS;
 use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, WResult, new_database};
 use jet_storage::{
     CommitTarget, Database, ImageChanges, JetType, JetVersion, MemImage, ScanOptions, Transaction,
@@ -290,84 +286,7 @@ pub fn image_database(image: &[u8]) -> jet_storage::Result<Database> {
     )))
 }
 
-/// The reader's and the indexes' consistency checks: every user table
-/// scans to the end with as many rows as it has live bookmarks, and every
-/// real index walks forward over exactly the live rows' keys (re-encoded
-/// from the rows), in index order — an index flagged "ignore nulls" without
-/// the rows whose key columns are all NULL. Panics naming `ctx`, the table
-/// and the index on the first failure; returns the number of rows.
-pub fn consistency(db: &Database, ctx: &str) -> usize {
-    let mut rows = 0;
-    for name in db.table_names() {
-        let fail = |what: &dyn std::fmt::Display| -> ! { panic!("{ctx}: {name}: {what}") };
-        let t = db.table(&name).unwrap_or_else(|e| fail(&e));
-        let mut scanned = 0;
-        for b in t.scan(ScanOptions::default()).unwrap_or_else(|e| fail(&e)) {
-            scanned += b.unwrap_or_else(|e| fail(&e)).num_rows();
-        }
-        let live = t.bookmarks().unwrap_or_else(|e| fail(&e));
-        assert_eq!(
-            scanned,
-            live.len(),
-            "{ctx}: {name}: rows scanned vs live bookmarks"
-        );
-        rows += scanned;
-        let cols = &t.def().columns;
-        let live_rows: Vec<(Bookmark, Vec<OwnedField>)> = live
-            .iter()
-            .map(|&bm| {
-                let row = t.raw_row(bm).unwrap_or_else(|e| fail(&e));
-                (
-                    bm,
-                    row.unwrap_or_else(|| fail(&"a live bookmark has no row")),
-                )
-            })
-            .collect();
-        for (n, real) in t.def().real_indexes.iter().enumerate() {
-            let fail = |what: &dyn std::fmt::Display| -> ! {
-                panic!(
-                    "{ctx}: {name}: index {n} (root page {}): {what}",
-                    real.root_page
-                )
-            };
-            let null_key = encode_key(
-                cols,
-                &real.key,
-                &vec![OwnedField::Null; cols.len()],
-                db.version(),
-            )
-            .unwrap_or_else(|e| fail(&e));
-            let mut want: Vec<(Vec<u8>, Bookmark)> = Vec::with_capacity(live_rows.len());
-            for (bm, row) in &live_rows {
-                let key =
-                    encode_key(cols, &real.key, row, db.version()).unwrap_or_else(|e| fail(&e));
-                if real.flags & INDEX_IGNORE_NULLS != 0 && key == null_key {
-                    continue;
-                }
-                want.push((key, *bm));
-            }
-            want.sort_by(|a, b| compare_entries(&a.0, a.1.page, a.1.row, &b.0, b.1.page, b.1.row));
-            let idx = t.index(n).unwrap_or_else(|e| fail(&e));
-            let got: Vec<(Vec<u8>, Bookmark)> = idx
-                .walk(Direction::Forward)
-                .unwrap_or_else(|e| fail(&e))
-                .map(|e| {
-                    let e = e.unwrap_or_else(|e| fail(&e));
-                    (e.key, e.bookmark)
-                })
-                .collect();
-            if got != want {
-                let first = got.iter().zip(&want).position(|(a, b)| a != b);
-                fail(&format!(
-                    "{} entries, {} live rows' keys; first difference at entry {first:?}",
-                    got.len(),
-                    want.len()
-                ));
-            }
-        }
-    }
-    rows
-}
+pub use crate::agree::consistency;
 
 /// [`consistency`] of an in-memory image (a `check_outcome` for
 /// [`crash_check`]).

@@ -276,3 +276,5 @@ pub fn run_mdb_export(
 
 pub mod agree;
 pub mod crash;
+
+pub use agree::consistency;

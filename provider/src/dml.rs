@@ -8,6 +8,7 @@
 //! plan executes. After each commit the handle reopens its read-side
 //! [`Database`], so the next statement sees the new rows.
 
+use crate::exec::bound_ref;
 use crate::table::JetOptions;
 use crate::to_df;
 use async_trait::async_trait;
@@ -18,6 +19,7 @@ use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::datasource::sink::DataSink;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::logical_expr::Expr;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
@@ -26,7 +28,7 @@ use datafusion::physical_plan::{
 };
 use futures::StreamExt;
 use jet_storage::image::{CommitTarget, ImageChanges, MemImage};
-use jet_storage::index::Bookmark;
+use jet_storage::index::{Bookmark, KeyMatch};
 use jet_storage::journal::JournaledFile;
 use jet_storage::write::WResult;
 use jet_storage::{Database, OpenOptions, ScanOptions, Transaction, Writer};
@@ -230,7 +232,7 @@ fn diff(old: &[u8], new: &[u8], page_size: usize) -> Result<ImageChanges> {
 }
 
 /// The one-row `count` result of a DML statement.
-fn count_batch(n: u64) -> Result<RecordBatch> {
+pub(crate) fn count_batch(n: u64) -> Result<RecordBatch> {
     Ok(RecordBatch::try_new(
         count_schema(),
         vec![Arc::new(UInt64Array::from(vec![n]))],
@@ -337,6 +339,51 @@ pub enum DmlKind {
     Update(Vec<(String, Arc<dyn PhysicalExpr>)>),
 }
 
+/// How a DELETE / UPDATE finds its candidate rows.
+#[derive(Debug, Clone)]
+pub struct DmlRows {
+    /// The WHERE conjuncts as they reached the table.
+    pub filters: Vec<Expr>,
+    /// Seek through an index where the read side would
+    /// ([`crate::JetOptions::pushdown`]); off: every row is read.
+    pub pushdown: bool,
+    /// The seek chosen while planning (index and ranges), for EXPLAIN;
+    /// the seek is chosen again on the image the statement changes.
+    pub planned_seek: Option<String>,
+}
+
+impl DmlRows {
+    /// Every row (no WHERE).
+    pub fn all() -> DmlRows {
+        DmlRows {
+            filters: Vec::new(),
+            pushdown: false,
+            planned_seek: None,
+        }
+    }
+
+    /// The candidate rows of `t` in bookmark order: the bookmarks an index
+    /// seek yields (a superset of the matching rows, as on the read side),
+    /// or every live row. The caller re-checks the predicate exactly.
+    fn candidates(&self, db: &Database, t: &jet_storage::Table) -> Result<Vec<Bookmark>> {
+        let plan = crate::table::seek_plan(t, db.version(), self.pushdown, &self.filters)?;
+        let Some(plan) = plan else {
+            return t.bookmarks().map_err(to_df);
+        };
+        let idx = t.index(plan.index).map_err(to_df)?;
+        let mut marks = Vec::new();
+        for (_, (lo, hi)) in &plan.ranges {
+            let entries = idx
+                .seek(bound_ref(lo), bound_ref(hi), KeyMatch::Prefix)
+                .map_err(|e| to_df(jet_storage::Error::from(e).in_table(t.name())))?;
+            marks.extend(entries.into_iter().map(|e| e.bookmark));
+        }
+        marks.sort_unstable();
+        marks.dedup();
+        Ok(marks)
+    }
+}
+
 /// The plan of `DELETE` / `UPDATE`: nothing happens until it executes;
 /// then the rows of the committed image are read, the predicate is
 /// evaluated exactly on each (SQL semantics: NULL is not true), and the
@@ -346,16 +393,20 @@ pub struct JetDmlExec {
     handle: Arc<JetHandle>,
     table: String,
     predicate: Option<Arc<dyn PhysicalExpr>>,
+    rows: DmlRows,
     kind: DmlKind,
     props: Arc<PlanProperties>,
 }
 
 impl JetDmlExec {
-    /// The plan; `predicate` `None` selects every row.
+    /// The plan; `predicate` `None` selects every row. `rows` says how
+    /// the candidate rows are found (its filters must be the conjuncts of
+    /// `predicate`: every candidate is re-checked against `predicate`).
     pub fn new(
         handle: Arc<JetHandle>,
         table: String,
         predicate: Option<Arc<dyn PhysicalExpr>>,
+        rows: DmlRows,
         kind: DmlKind,
     ) -> Self {
         let props = Arc::new(PlanProperties::new(
@@ -368,6 +419,7 @@ impl JetDmlExec {
             handle,
             table,
             predicate,
+            rows,
             kind,
             props,
         }
@@ -378,10 +430,11 @@ impl JetDmlExec {
         let batch_size = self.handle.options.batch_size.max(1);
         let predicate = self.predicate.clone();
         let kind = self.kind.clone();
+        let rows = self.rows.clone();
         self.handle.write(
             |db| {
                 let t = db.table(&table).map_err(to_df)?;
-                let marks = t.bookmarks().map_err(to_df)?;
+                let marks = rows.candidates(db, &t)?;
                 let mut chosen: Vec<Bookmark> = Vec::new();
                 let mut changes: Vec<RecordBatch> = Vec::new();
                 for chunk in marks.chunks(batch_size) {
@@ -481,6 +534,9 @@ impl DisplayAs for JetDmlExec {
         if let Some(p) = &self.predicate {
             write!(f, ", where {p}")?;
         }
+        if let Some(s) = &self.rows.planned_seek {
+            write!(f, ", rows sought through index {s}")?;
+        }
         Ok(())
     }
 }
@@ -521,6 +577,7 @@ impl ExecutionPlan for JetDmlExec {
             self.handle.clone(),
             self.table.clone(),
             self.predicate.clone(),
+            self.rows.clone(),
             self.kind.clone(),
         );
         let fut = async move { this.run().and_then(count_batch) };

@@ -221,6 +221,15 @@ impl ExecutionPlan for JetScanExec {
     }
 }
 
+/// An encoded key bound as the index reader takes it.
+pub(crate) fn bound_ref(x: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match x {
+        Bound::Included(v) => Bound::Included(v.as_slice()),
+        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
 /// Reads only the rows whose index keys lie in a range: descends the
 /// B-tree, collects the bookmarks, and decodes just those rows. The rows
 /// are a superset of the predicate's matches (bounds are widened outward);
@@ -318,15 +327,12 @@ impl IndexSeekExec {
 
     fn bookmarks(&self) -> jet_storage::Result<Vec<Bookmark>> {
         let idx = self.table.index(self.index)?;
-        fn b(x: &Bound<Vec<u8>>) -> Bound<&[u8]> {
-            match x {
-                Bound::Included(v) => Bound::Included(v.as_slice()),
-                Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
-                Bound::Unbounded => Bound::Unbounded,
-            }
-        }
         let entries = idx
-            .seek(b(&self.lower), b(&self.upper), KeyMatch::Prefix)
+            .seek(
+                bound_ref(&self.lower),
+                bound_ref(&self.upper),
+                KeyMatch::Prefix,
+            )
             .map_err(jet_storage::Error::from)?;
         Ok(entries.into_iter().map(|e| e.bookmark).collect())
     }

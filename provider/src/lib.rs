@@ -21,6 +21,8 @@
 //! ```
 
 mod catalog;
+mod ddl;
+mod defaults;
 mod dml;
 mod exec;
 mod ordered;

@@ -16,12 +16,15 @@ use crate::table::JetOptions;
 use crate::to_df;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::catalog::Session;
+use datafusion::common::DFSchema;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::Expr;
-use datafusion::prelude::SessionContext;
+use datafusion::logical_expr::{EmptyRelation, LogicalPlan};
+use datafusion::prelude::{DataFrame, SessionContext};
 use datafusion::sql::parser::{DFParserBuilder, Statement as DFStatement};
 use datafusion::sql::sqlparser::ast::{
-    Expr as SqlExpr, ObjectType, Statement as SqlStatement, visit_expressions,
+    CreateTable, Expr as SqlExpr, ObjectName, ObjectType, Statement as SqlStatement,
+    visit_expressions,
 };
 use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use jet_storage::{Database, OpenOptions};
@@ -98,14 +101,30 @@ enum Kind {
     Dml(bool),
     /// `DROP TABLE names` (with IF EXISTS).
     DropTable(Vec<String>, bool),
+    /// `CREATE TABLE` (column list or `AS SELECT`).
+    CreateTable(Box<CreateTable>),
+    /// `CREATE INDEX name ON table (…)`: the table's name.
+    CreateIndex(ObjectName),
     Other,
 }
 
 fn classify(s: &DFStatement) -> Result<Kind> {
     match s {
-        DFStatement::Explain(e) => classify(&e.statement),
+        DFStatement::Explain(e) => explained(classify(&e.statement)?),
         DFStatement::Statement(s) => classify_sql(s),
         _ => Ok(Kind::Other),
+    }
+}
+
+/// Under `EXPLAIN`, only statements DataFusion plans (DELETE / UPDATE
+/// plans never write while planning) go on; the statements this entry
+/// point carries out itself would run, so they are refused.
+fn explained(k: Kind) -> Result<Kind> {
+    match k {
+        Kind::Dml(_) | Kind::Other => Ok(k),
+        _ => Err(refuse(
+            "EXPLAIN of BEGIN/COMMIT/ROLLBACK, CREATE TABLE, CREATE INDEX or DROP TABLE is not supported; nothing changed",
+        )),
     }
 }
 
@@ -119,7 +138,7 @@ fn classify_sql(s: &SqlStatement) -> Result<Kind> {
         SqlStatement::Rollback { .. } => {
             return Err(refuse("ROLLBACK TO SAVEPOINT is not supported"));
         }
-        SqlStatement::Explain { statement, .. } => classify_sql(statement)?,
+        SqlStatement::Explain { statement, .. } => explained(classify_sql(statement)?)?,
         SqlStatement::Delete(d) => {
             if d.limit.is_some() {
                 return Err(refuse(
@@ -157,6 +176,8 @@ fn classify_sql(s: &SqlStatement) -> Result<Kind> {
             names,
             ..
         } => Kind::DropTable(names.iter().map(|n| n.to_string()).collect(), *if_exists),
+        SqlStatement::CreateTable(ct) => Kind::CreateTable(Box::new(ct.clone())),
+        SqlStatement::CreateIndex(ci) => Kind::CreateIndex(ci.table_name.clone()),
         _ => Kind::Other,
     })
 }
@@ -170,6 +191,8 @@ pub struct JetSession {
     ctx: SessionContext,
     guard: Arc<DmlGuard>,
     handles: Mutex<Vec<(String, Arc<JetHandle>)>>,
+    /// The catalog whose tables answer to bare names.
+    default_db: Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for JetSession {
@@ -191,6 +214,7 @@ impl JetSession {
             ctx,
             guard,
             handles: Mutex::new(Vec::new()),
+            default_db: Mutex::new(None),
         }
     }
 
@@ -210,6 +234,18 @@ impl JetSession {
         default_schema: bool,
     ) -> Result<Arc<JetHandle>> {
         let db = Database::open(path.as_ref(), OpenOptions::default()).map_err(to_df)?;
+        self.register_database(name, db, options, default_schema)
+    }
+
+    /// [`JetSession::register`] for a database the caller opened (from a
+    /// file: only then can it be written).
+    pub fn register_database(
+        &self,
+        name: &str,
+        db: Database,
+        options: JetOptions,
+        default_schema: bool,
+    ) -> Result<Arc<JetHandle>> {
         let handle = Arc::new(JetHandle::new(db, options));
         let catalog = Arc::new(JetCatalogProvider::with_handle(handle.clone()));
         self.ctx.register_catalog(name, catalog.clone());
@@ -221,12 +257,26 @@ impl JetSession {
                 .catalog(&opts.default_catalog)
                 .ok_or_else(|| refuse("no default catalog"))?
                 .register_schema(&opts.default_schema, schema)?;
+            self.set_default_database(name)?;
         }
         self.handles
             .lock()
             .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
             .push((name.to_string(), handle.clone()));
         Ok(handle)
+    }
+
+    /// Says that bare table names (and `CREATE TABLE` of a bare name) mean
+    /// catalog `name`, registered before with [`JetSession::register`];
+    /// for a caller that installs its own default schema over that
+    /// database's tables.
+    pub fn set_default_database(&self, name: &str) -> Result<()> {
+        *self
+            .default_db
+            .lock()
+            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))? =
+            Some(name.to_string());
+        Ok(())
     }
 
     fn handles(&self) -> Vec<Arc<JetHandle>> {
@@ -248,20 +298,59 @@ impl JetSession {
     /// their effect, as in any SQL shell; an open explicit transaction
     /// stays open).
     pub async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>> {
+        let mut last = Vec::new();
+        for s in self.parse(sql)? {
+            last = self.statement(s).await?;
+        }
+        Ok(last)
+    }
+
+    /// Like [`JetSession::sql`], but the last statement comes back as a
+    /// DataFrame: a query is planned and not yet run (so its rows can be
+    /// streamed); a statement this entry point carries out itself, and a
+    /// DELETE / UPDATE, has already run and the frame holds its result
+    /// (the `count` row, or nothing).
+    pub async fn sql_frame(&self, sql: &str) -> Result<DataFrame> {
+        let mut statements = self.parse(sql)?;
+        let Some(last) = statements.pop() else {
+            return Ok(self.empty_frame());
+        };
+        for s in statements {
+            self.statement(s).await?;
+        }
+        if matches!(classify(&last)?, Kind::Other) {
+            let plan = self.ctx.state().statement_to_plan(last).await?;
+            return self.ctx.execute_logical_plan(plan).await;
+        }
+        let batches = self.statement(last).await?;
+        if batches.is_empty() {
+            return Ok(self.empty_frame());
+        }
+        self.ctx.read_batches(batches)
+    }
+
+    fn empty_frame(&self) -> DataFrame {
+        DataFrame::new(
+            self.ctx.state(),
+            LogicalPlan::EmptyRelation(EmptyRelation {
+                produce_one_row: false,
+                schema: Arc::new(DFSchema::empty()),
+            }),
+        )
+    }
+
+    fn parse(&self, sql: &str) -> Result<Vec<DFStatement>> {
         let state = self.ctx.state();
         let options = state.config().options();
         let dialect = dialect_from_str(options.sql_parser.dialect)
             .ok_or_else(|| refuse("unsupported SQL dialect"))?;
-        let statements = DFParserBuilder::new(sql)
+        Ok(DFParserBuilder::new(sql)
             .with_dialect(dialect.as_ref())
             .with_recursion_limit(options.sql_parser.recursion_limit.get())
             .build()?
-            .parse_statements()?;
-        let mut last = Vec::new();
-        for s in statements {
-            last = self.statement(s).await?;
-        }
-        Ok(last)
+            .parse_statements()?
+            .into_iter()
+            .collect())
     }
 
     async fn statement(&self, s: DFStatement) -> Result<Vec<RecordBatch>> {
@@ -312,6 +401,21 @@ impl JetSession {
                 Ok(Vec::new())
             }
             Kind::DropTable(names, if_exists) => self.drop_tables(&names, if_exists).await,
+            Kind::CreateTable(ct) => match self.create_target(&ct.name)? {
+                Some((handle, catalog, table)) => {
+                    self.create_table(&handle, &catalog, &table, &ct).await
+                }
+                None => self.run(s).await,
+            },
+            Kind::CreateIndex(table) => {
+                if let (Some(_), real) = self.resolve_jet_table(&table.to_string())? {
+                    return Err(refuse(format!(
+                        "CREATE INDEX on table {real:?}: adding an index to an existing table is not supported \
+                         by the writer yet; declare indexes in CREATE TABLE (PRIMARY KEY, UNIQUE); nothing changed"
+                    )));
+                }
+                self.run(s).await
+            }
             Kind::Dml(has_where) => {
                 self.guard.set(Some(has_where));
                 let out = self.run(s).await;
@@ -325,6 +429,127 @@ impl JetSession {
     async fn run(&self, s: DFStatement) -> Result<Vec<RecordBatch>> {
         let plan = self.ctx.state().statement_to_plan(s).await?;
         self.ctx.execute_logical_plan(plan).await?.collect().await
+    }
+
+    fn normalizes(&self) -> bool {
+        self.ctx
+            .state()
+            .config()
+            .options()
+            .sql_parser
+            .enable_ident_normalization
+    }
+
+    /// Where `CREATE TABLE name` goes: (handle, catalog, table name) when
+    /// the name resolves to a Jet database that is writable, or is
+    /// qualified with a Jet catalog (read-only: an error); `None` when
+    /// DataFusion should create a session table (an unknown catalog, or a
+    /// bare name while the default database is read-only).
+    fn create_target(&self, name: &ObjectName) -> Result<Option<(Arc<JetHandle>, String, String)>> {
+        let parts = crate::ddl::name_parts(name, self.normalizes());
+        let handles = self
+            .handles
+            .lock()
+            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
+            .clone();
+        let default = self
+            .default_db
+            .lock()
+            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
+            .clone();
+        let find = |c: &str| {
+            handles
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(c))
+                .map(|(n, h)| (n.clone(), h.clone()))
+        };
+        let (found, table, qualified) = match parts.as_slice() {
+            [t] => (default.as_deref().and_then(find), t.clone(), false),
+            [c, t] => (find(c), t.clone(), true),
+            [c, s, t] if s.eq_ignore_ascii_case("public") => (find(c), t.clone(), true),
+            _ => (None, String::new(), true),
+        };
+        let Some((catalog, handle)) = found else {
+            return Ok(None);
+        };
+        if !handle.options().writable {
+            if !qualified {
+                return Ok(None);
+            }
+            return Err(refuse(format!(
+                "CREATE TABLE {table:?}: database {catalog:?} is open read-only \
+                 (JetOptions::writable, jetsql --write); nothing changed"
+            )));
+        }
+        Ok(Some((handle, catalog, table)))
+    }
+
+    /// `CREATE TABLE` in a Jet database, one transaction: the table (and
+    /// for `AS SELECT` its rows). Returns the inserted row count for
+    /// `AS SELECT`.
+    async fn create_table(
+        &self,
+        handle: &Arc<JetHandle>,
+        catalog: &str,
+        table: &str,
+        ct: &CreateTable,
+    ) -> Result<Vec<RecordBatch>> {
+        if ct.or_replace || ct.temporary || ct.external || ct.like.is_some() || ct.clone.is_some() {
+            return Err(refuse(format!(
+                "CREATE TABLE {table:?}: OR REPLACE, TEMPORARY, EXTERNAL, LIKE and CLONE are not supported \
+                 for Jet tables; nothing changed"
+            )));
+        }
+        let db = handle.database()?;
+        let exists = db
+            .table_names()
+            .into_iter()
+            .chain(db.system_table_names())
+            .find(|n| n.eq_ignore_ascii_case(table));
+        if let Some(existing) = exists {
+            if ct.if_not_exists {
+                return Ok(Vec::new());
+            }
+            return Err(refuse(format!(
+                "CREATE TABLE {table:?}: database {catalog:?} already has a table {existing:?}; nothing changed"
+            )));
+        }
+        let Some(query) = &ct.query else {
+            let spec = crate::ddl::table_spec(ct, table, self.normalizes())?;
+            handle.write(|_| Ok(()), |tx, ()| tx.create_table(&spec))?;
+            return Ok(Vec::new());
+        };
+        if !ct.columns.is_empty() || !ct.constraints.is_empty() {
+            return Err(refuse(format!(
+                "CREATE TABLE {table:?} AS SELECT: a column list or constraints with AS SELECT are not supported; \
+                 CAST in the query to choose types; nothing changed"
+            )));
+        }
+        let plan = self
+            .ctx
+            .state()
+            .statement_to_plan(DFStatement::Statement(Box::new(SqlStatement::Query(
+                query.clone(),
+            ))))
+            .await?;
+        let df = self.ctx.execute_logical_plan(plan).await?;
+        let schema = df.schema().as_arrow().clone();
+        let spec = crate::ddl::spec_from_schema(table, &schema, db.version())?;
+        drop(db);
+        let batches = df.collect().await?;
+        let name = spec.name.clone();
+        let n = handle.write(
+            |_| Ok(()),
+            |tx, ()| {
+                tx.create_table(&spec)?;
+                let mut n = 0u64;
+                for b in batches.iter().filter(|b| b.num_rows() > 0) {
+                    n += tx.insert(&name, b)?.len() as u64;
+                }
+                Ok(n)
+            },
+        )?;
+        Ok(vec![crate::dml::count_batch(n)?])
     }
 
     async fn drop_tables(&self, names: &[String], if_exists: bool) -> Result<Vec<RecordBatch>> {
@@ -355,8 +580,15 @@ impl JetSession {
             .lock()
             .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
             .clone();
+        let default = self
+            .default_db
+            .lock()
+            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
+            .clone();
         let (catalog, table) = match parts.as_slice() {
-            [t] => (None, t.clone()),
+            // a bare name is the default database's (any database's when
+            // none is the default)
+            [t] => (default, t.clone()),
             [c, _, t] => (Some(c.clone()), t.clone()),
             [c, t] => (Some(c.clone()), t.clone()),
             _ => return Err(refuse(format!("bad table name {name:?}"))),

@@ -1,6 +1,6 @@
 //! `JetTable`: a Jet table as a DataFusion `TableProvider`.
 
-use crate::dml::{DmlKind, JetDmlExec, JetHandle, JetSink};
+use crate::dml::{DmlKind, DmlRows, JetDmlExec, JetHandle, JetSink};
 use crate::exec::{IndexSeekExec, JetScanExec};
 use crate::pushdown::{Constraint, analyze, index_for};
 use async_trait::async_trait;
@@ -18,7 +18,8 @@ use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::union::UnionExec;
 use jet_storage::index_key::{KeyValue, first_column_bounds};
-use jet_storage::{Database, Table};
+use jet_storage::{Database, JetVersion, Table};
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Bound;
 use std::sync::Arc;
@@ -57,6 +58,9 @@ pub struct JetTable {
     db: Database,
     options: JetOptions,
     handle: Option<Arc<JetHandle>>,
+    /// Column defaults (`jet.default`) as expressions for omitted INSERT
+    /// columns.
+    defaults: HashMap<String, Expr>,
 }
 
 impl fmt::Debug for JetTable {
@@ -70,22 +74,26 @@ impl fmt::Debug for JetTable {
 impl JetTable {
     /// A provider over `table` of `db`.
     pub fn new(table: Table, db: Database, options: JetOptions) -> Self {
+        let defaults = crate::defaults::column_defaults(&table.schema());
         JetTable {
             table,
             db,
             options,
             handle: None,
+            defaults,
         }
     }
 
     /// A provider over `table` whose writes go through `handle` (refused
     /// unless the handle's options are writable).
     pub fn with_handle(table: Table, db: Database, handle: Arc<JetHandle>) -> Self {
+        let defaults = crate::defaults::column_defaults(&table.schema());
         JetTable {
             table,
             db,
             options: handle.options().clone(),
             handle: Some(handle),
+            defaults,
         }
     }
 
@@ -102,15 +110,42 @@ impl JetTable {
     fn predicate(
         &self,
         state: &dyn Session,
-        filters: Vec<Expr>,
+        filters: &[Expr],
         what: &str,
     ) -> Result<Option<Arc<dyn datafusion::physical_expr::PhysicalExpr>>> {
-        crate::statement::check_filters(state, what, self.table.name(), &filters)?;
-        let Some(p) = conjunction(filters) else {
+        crate::statement::check_filters(state, what, self.table.name(), filters)?;
+        let Some(p) = conjunction(filters.iter().cloned()) else {
             return Ok(None);
         };
         let df_schema = DFSchema::try_from(self.table.schema().as_ref().clone())?;
         Ok(Some(state.create_physical_expr(p, &df_schema)?))
+    }
+
+    /// How DELETE / UPDATE find their rows: the WHERE conjuncts, sought
+    /// through an index as the read side would when pushdown is on.
+    fn dml_rows(&self, filters: Vec<Expr>) -> Result<DmlRows> {
+        let label = seek_plan(
+            &self.table,
+            self.db.version(),
+            self.options.pushdown,
+            &filters,
+        )?
+        .map(|s| {
+            format!(
+                "{} {}",
+                crate::ordered::index_name(&self.table, s.index),
+                s.ranges
+                    .iter()
+                    .map(|(l, _)| l.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ∪ ")
+            )
+        });
+        Ok(DmlRows {
+            filters,
+            pushdown: self.options.pushdown,
+            planned_seek: label,
+        })
     }
 
     /// The storage table.
@@ -119,47 +154,135 @@ impl JetTable {
     }
 
     fn seekable(&self, e: &Expr) -> Option<(usize, Constraint, usize)> {
-        if !self.options.pushdown {
-            return None;
-        }
-        let (col, c) = analyze(e, &self.table)?;
-        let idx = index_for(&self.table, col)?;
-        // an IgnoreNulls index has no entries for NULL keys
-        let ignores_nulls = self.table.def().real_indexes[idx].flags & 0x02 != 0;
-        if ignores_nulls && c == Constraint::Eq(KeyValue::Null) {
-            return None;
-        }
-        let column = &self.table.def().columns[col];
-        if column.jet_type == jet_storage::JetType::Text {
-            // Text keys follow the collation (case-insensitive, trailing
-            // spaces ignored): an equality seek is a superset the plan
-            // re-checks, a range is no key range, and a value with a
-            // character the collation tables do not know is not sought.
-            let dir = self.table.def().real_indexes[idx].key.first()?.1;
-            let version = self.db.version();
-            let encodes = |v: &KeyValue| {
-                matches!(
-                    first_column_bounds(
-                        column,
-                        dir,
-                        Bound::Included(v),
-                        Bound::Included(v),
-                        version
-                    ),
-                    Ok(Some(_))
-                )
-            };
-            let ok = match &c {
-                Constraint::Eq(v) => encodes(v),
-                Constraint::In(vs) => vs.iter().all(encodes),
-                Constraint::Range(..) => false,
-            };
-            if !ok {
-                return None;
-            }
-        }
-        Some((col, c, idx))
+        seekable(&self.table, self.db.version(), self.options.pushdown, e)
     }
+}
+
+/// What a filter conjunct seeks: (column, constraint, real index), when
+/// `pushdown` is on and the conjunct maps onto the first key column of an
+/// index whose keys this reader encodes.
+pub(crate) fn seekable(
+    table: &Table,
+    version: JetVersion,
+    pushdown: bool,
+    e: &Expr,
+) -> Option<(usize, Constraint, usize)> {
+    if !pushdown {
+        return None;
+    }
+    let (col, c) = analyze(e, table)?;
+    let idx = index_for(table, col)?;
+    // an IgnoreNulls index has no entries for NULL keys
+    let ignores_nulls = table.def().real_indexes[idx].flags & 0x02 != 0;
+    if ignores_nulls && c == Constraint::Eq(KeyValue::Null) {
+        return None;
+    }
+    let column = &table.def().columns[col];
+    if column.jet_type == jet_storage::JetType::Text {
+        // Text keys follow the collation (case-insensitive, trailing
+        // spaces ignored): an equality seek is a superset the plan
+        // re-checks, a range is no key range, and a value with a
+        // character the collation tables do not know is not sought.
+        let dir = table.def().real_indexes[idx].key.first()?.1;
+        let encodes = |v: &KeyValue| {
+            matches!(
+                first_column_bounds(column, dir, Bound::Included(v), Bound::Included(v), version),
+                Ok(Some(_))
+            )
+        };
+        let ok = match &c {
+            Constraint::Eq(v) => encodes(v),
+            Constraint::In(vs) => vs.iter().all(encodes),
+            Constraint::Range(..) => false,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    Some((col, c, idx))
+}
+
+/// Encoded key bounds of one seek, with the value range EXPLAIN shows.
+pub(crate) type SeekRange = (String, (Bound<Vec<u8>>, Bound<Vec<u8>>));
+
+/// How the read side finds the rows of a set of filter conjuncts through
+/// one index: the index, its key ranges (each a superset of its values'
+/// rows), and the conjuncts the seek answers (to be re-checked exactly).
+pub(crate) struct SeekPlan {
+    /// Real index number.
+    pub index: usize,
+    /// Key ranges; empty when no key can match.
+    pub ranges: Vec<SeekRange>,
+    /// The conjuncts the seek stands for.
+    pub pushed: Vec<Expr>,
+}
+
+/// The seek the read side would use for `filters` (equality first, then
+/// IN, then ranges merged on one column; unique indexes first within
+/// each), or `None` when no conjunct maps onto an index.
+pub(crate) fn seek_plan(
+    table: &Table,
+    version: JetVersion,
+    pushdown: bool,
+    filters: &[Expr],
+) -> Result<Option<SeekPlan>> {
+    let pushed: Vec<(&Expr, (usize, Constraint, usize))> = filters
+        .iter()
+        .filter_map(|f| seekable(table, version, pushdown, f).map(|s| (f, s)))
+        .collect();
+    let rank = |c: &Constraint, idx: usize| {
+        let unique = table.def().real_indexes[idx].flags & 0x01 != 0;
+        let kind = match c {
+            Constraint::Eq(_) => 0,
+            Constraint::In(_) => 1,
+            Constraint::Range(..) => 2,
+        };
+        (kind, !unique)
+    };
+    let Some((_, (col, first, idx))) = pushed
+        .iter()
+        .min_by_key(|(_, (_, c, i))| rank(c, *i))
+        .cloned()
+    else {
+        return Ok(None);
+    };
+    let column = &table.def().columns[col];
+    let dir = table.def().real_indexes[idx].key[0].1;
+    let mut value_ranges: Vec<(Bound<KeyValue>, Bound<KeyValue>)> = match first {
+        Constraint::Eq(v) => vec![(Bound::Included(v.clone()), Bound::Included(v))],
+        Constraint::In(vs) => vs
+            .into_iter()
+            .map(|v| (Bound::Included(v.clone()), Bound::Included(v)))
+            .collect(),
+        Constraint::Range(lo, hi) => {
+            // merge every range on the same column into one
+            let (mut lo, mut hi) = (lo, hi);
+            for (_, (c2, k, _)) in &pushed {
+                if *c2 == col
+                    && let Constraint::Range(l2, h2) = k
+                {
+                    lo = tighter(lo, l2.clone(), true);
+                    hi = tighter(hi, h2.clone(), false);
+                }
+            }
+            vec![(lo, hi)]
+        }
+    };
+    value_ranges.dedup();
+    let mut ranges = Vec::new();
+    for (lo, hi) in &value_ranges {
+        let label = format!("{} in {}", column.name, describe(lo, hi));
+        let bounds = first_column_bounds(column, dir, lo.as_ref(), hi.as_ref(), version)
+            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+        if let Some(bounds) = bounds {
+            ranges.push((label, bounds));
+        }
+    }
+    Ok(Some(SeekPlan {
+        index: idx,
+        ranges,
+        pushed: pushed.iter().map(|(f, _)| (*f).clone()).collect(),
+    }))
 }
 
 /// Tightens value bounds: the larger lower bound and the smaller upper bound
@@ -237,6 +360,10 @@ impl TableProvider for JetTable {
         TableType::Base
     }
 
+    fn get_column_default(&self, column: &str) -> Option<&Expr> {
+        self.defaults.get(column)
+    }
+
     fn supports_filters_pushdown(
         &self,
         filters: &[&Expr],
@@ -266,7 +393,20 @@ impl TableProvider for JetTable {
                 "{insert_op} is not supported for Jet tables; use INSERT INTO"
             )));
         }
-        let sink = JetSink::new(handle, self.table.name().to_string(), self.table.schema());
+        // Every column may receive NULL: the writer decides (an omitted
+        // Yes/No is No, as in Access; an omitted auto-number is assigned;
+        // a required column refuses NULL naming table and column), so
+        // DataFusion's own not-null check must not refuse first.
+        let schema = self.table.schema();
+        let nullable = Arc::new(datafusion::arrow::datatypes::Schema::new_with_metadata(
+            schema
+                .fields()
+                .iter()
+                .map(|f| f.as_ref().clone().with_nullable(true))
+                .collect::<Vec<_>>(),
+            schema.metadata().clone(),
+        ));
+        let sink = JetSink::new(handle, self.table.name().to_string(), nullable);
         Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
     }
 
@@ -276,11 +416,12 @@ impl TableProvider for JetTable {
         filters: Vec<Expr>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let handle = self.write_handle()?;
-        let predicate = self.predicate(state, filters, "DELETE")?;
+        let predicate = self.predicate(state, &filters, "DELETE")?;
         Ok(Arc::new(JetDmlExec::new(
             handle,
             self.table.name().to_string(),
             predicate,
+            self.dml_rows(filters)?,
             DmlKind::Delete,
         )))
     }
@@ -292,7 +433,7 @@ impl TableProvider for JetTable {
         filters: Vec<Expr>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let handle = self.write_handle()?;
-        let predicate = self.predicate(state, filters, "UPDATE")?;
+        let predicate = self.predicate(state, &filters, "UPDATE")?;
         let df_schema = DFSchema::try_from(self.table.schema().as_ref().clone())?;
         let mut set = Vec::new();
         for (name, e) in assignments {
@@ -302,6 +443,7 @@ impl TableProvider for JetTable {
             handle,
             self.table.name().to_string(),
             predicate,
+            self.dml_rows(filters)?,
             DmlKind::Update(set),
         )))
     }
@@ -313,11 +455,8 @@ impl TableProvider for JetTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let pushed: Vec<(&Expr, (usize, Constraint, usize))> = filters
-            .iter()
-            .filter_map(|f| self.seekable(f).map(|s| (f, s)))
-            .collect();
-        if pushed.is_empty() {
+        let version = self.db.version();
+        let Some(seek) = seek_plan(&self.table, version, self.options.pushdown, filters)? else {
             let partitions = state.config().target_partitions();
             return Ok(Arc::new(
                 JetScanExec::try_new(
@@ -330,58 +469,14 @@ impl TableProvider for JetTable {
                 )?
                 .with_index_plans(self.options.pushdown),
             ));
-        }
-        // choose the column: equality first, then IN, then ranges; unique
-        // indexes first within each
-        let rank = |c: &Constraint, idx: usize| {
-            let unique = self.table.def().real_indexes[idx].flags & 0x01 != 0;
-            let kind = match c {
-                Constraint::Eq(_) => 0,
-                Constraint::In(_) => 1,
-                Constraint::Range(..) => 2,
-            };
-            (kind, !unique)
         };
-        let (_, (col, first, idx)) = pushed
-            .iter()
-            .min_by_key(|(_, (_, c, i))| rank(c, *i))
-            .cloned()
-            .expect("non-empty");
-        let column = &self.table.def().columns[col];
-        let dir = self.table.def().real_indexes[idx].key[0].1;
-        let version = self.db.version();
-        let mut value_ranges: Vec<(Bound<KeyValue>, Bound<KeyValue>)> = match first {
-            Constraint::Eq(v) => vec![(Bound::Included(v.clone()), Bound::Included(v))],
-            Constraint::In(vs) => vs
-                .into_iter()
-                .map(|v| (Bound::Included(v.clone()), Bound::Included(v)))
-                .collect(),
-            Constraint::Range(lo, hi) => {
-                // merge every range on the same column into one
-                let (mut lo, mut hi) = (lo, hi);
-                for (_, (c2, k, _)) in &pushed {
-                    if *c2 == col
-                        && let Constraint::Range(l2, h2) = k
-                    {
-                        lo = tighter(lo, l2.clone(), true);
-                        hi = tighter(hi, h2.clone(), false);
-                    }
-                }
-                vec![(lo, hi)]
-            }
-        };
-        value_ranges.dedup();
-        let name = crate::ordered::index_name(&self.table, idx);
+        let name = crate::ordered::index_name(&self.table, seek.index);
         let mut seeks: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
-        for (lo, hi) in &value_ranges {
-            let label = format!("{} in {}", column.name, describe(lo, hi));
-            let bounds = first_column_bounds(column, dir, lo.as_ref(), hi.as_ref(), version)
-                .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
-            let Some(bounds) = bounds else { continue };
+        for (label, bounds) in seek.ranges {
             seeks.push(Arc::new(IndexSeekExec::try_new(
                 self.table.clone(),
                 self.db.clone(),
-                idx,
+                seek.index,
                 name.clone(),
                 label,
                 bounds,
@@ -398,7 +493,9 @@ impl TableProvider for JetTable {
             _ => UnionExec::try_new(seeks)?,
         };
         // re-check every pushed filter: the seek is a superset
-        let predicate = conjunction(pushed.iter().map(|(f, _)| (*f).clone())).expect("non-empty");
+        let predicate = conjunction(seek.pushed).ok_or_else(|| {
+            datafusion::error::DataFusionError::Internal("a seek without filters".into())
+        })?;
         let df_schema = DFSchema::try_from(full.as_ref().clone())?;
         let physical = state.create_physical_expr(predicate, &df_schema)?;
         let mut plan: Arc<dyn ExecutionPlan> = Arc::new(FilterExec::try_new(physical, input)?);

@@ -31,6 +31,7 @@ Examples:
   jetsql nwind.mdb --format json -f report.sql
   echo 'SELECT 1;' | jetsql nwind.mdb
   jetsql a.mdb b.accdb -c 'SELECT * FROM b.public.t'
+  jetsql --write copy.mdb -c \"INSERT INTO t SELECT * FROM 'data.parquet'\"
   jetsql export nwind.mdb --to out/ --format parquet
 With no FILE, jetsql opens the sample database from fixtures/. A file
 named like a subcommand (export, tables, ...) opens as ./NAME.";
@@ -66,6 +67,12 @@ struct Cli {
     /// files open without it; encrypted ACCDB files are not supported yet).
     #[arg(long, value_name = "PASSWORD")]
     password: Option<String>,
+    /// Open the databases for writing: INSERT, UPDATE, DELETE, CREATE TABLE,
+    /// DROP TABLE and BEGIN/COMMIT/ROLLBACK change the files (each
+    /// statement, or each BEGIN…COMMIT, is one journaled transaction).
+    /// Without it the databases are read-only and writes are refused.
+    #[arg(long)]
+    write: bool,
     /// Most rows a table shows in the interactive shell.
     #[arg(long, value_name = "N", default_value_t = 40)]
     max_rows: usize,
@@ -186,11 +193,11 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
     } else {
         cli.files.clone()
     };
-    let ctx = session::new_context();
+    let session = session::new_session();
     let req = OpenRequest {
         password: cli.password.clone(),
     };
-    let dbs = session::register_files(&ctx, &files, &req)?;
+    let dbs = session::register_files(&session, &files, &req, cli.write)?;
     let format = cli
         .format
         .unwrap_or(if interactive || std::io::stdout().is_terminal() {
@@ -198,7 +205,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
         } else {
             Format::Csv
         });
-    let mut shell = shell::Shell::new(ctx, dbs, format, interactive, cli.max_rows)
+    let mut shell = shell::Shell::new(session, dbs, format, interactive, cli.max_rows)
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     if interactive {
         return repl::run(&mut shell);

@@ -49,8 +49,9 @@ fn table(headers: &[&str], rows: &[Vec<String>]) -> Result<String, String> {
 pub fn list_tables(shell: &Shell) -> Result<String, String> {
     let mut rows = Vec::new();
     for d in &shell.dbs {
-        for name in d.db.table_names() {
-            let t = d.db.table(&name).map_err(|e| format!("{}: {e}", d.name))?;
+        let db = d.db()?;
+        for name in db.table_names() {
+            let t = db.table(&name).map_err(|e| format!("{}: {e}", d.name))?;
             rows.push(vec![
                 d.name.clone(),
                 name.clone(),
@@ -59,7 +60,7 @@ pub fn list_tables(shell: &Shell) -> Result<String, String> {
                 "table".to_string(),
             ]);
         }
-        for l in d.db.linked_tables() {
+        for l in db.linked_tables() {
             rows.push(vec![
                 d.name.clone(),
                 l.name.clone(),
@@ -70,14 +71,16 @@ pub fn list_tables(shell: &Shell) -> Result<String, String> {
         }
     }
     if let Some(schema) = shell
-        .ctx
+        .session
+        .context()
         .catalog("datafusion")
         .and_then(|c| c.schema("public"))
     {
         let jet: Vec<String> = shell
             .dbs
             .first()
-            .map(|d| d.db.table_names())
+            .map(|d| d.db().map(|db| db.table_names()))
+            .transpose()?
             .unwrap_or_default();
         for name in schema.table_names() {
             if !jet.contains(&name) {
@@ -120,7 +123,7 @@ fn resolve<'a>(dbs: &'a [OpenDb], name: &str) -> Option<(&'a OpenDb, String)> {
     }
     for exact in [true, false] {
         for (d, t) in &candidates {
-            let names = d.db.table_names();
+            let names = d.db().map(|db| db.table_names()).unwrap_or_default();
             let hit = names.into_iter().find(|n| {
                 if exact {
                     n == t
@@ -183,11 +186,12 @@ fn column_names(t: &Table, real_index: u32) -> String {
 pub fn describe(shell: &Shell, name: &str) -> Result<String, String> {
     let (d, real_name) = resolve(&shell.dbs, name)
         .ok_or_else(|| format!("no table {name:?} in the open databases (\\d lists them)"))?;
-    let t =
-        d.db.table(&real_name)
-            .map_err(|e| format!("{}: {e}", d.name))?;
+    let db = d.db()?;
+    let t = db
+        .table(&real_name)
+        .map_err(|e| format!("{}: {e}", d.name))?;
     let def = t.def();
-    let version = d.db.version();
+    let version = db.version();
     let mut out = format!(
         "Table \"{real_name}\" in {} ({version:?}, TDEF page {}, {} rows stated)\n",
         d.name, def.page, def.stated_rows
@@ -236,25 +240,25 @@ pub fn describe(shell: &Shell, name: &str) -> Result<String, String> {
             IndexKind::Other(k) => format!("kind {k:#04x}"),
         };
         if i.kind == IndexKind::ForeignKey {
-            let other =
-                d.db.catalog()
-                    .iter()
-                    .find(|e| {
-                        e.tdef_page() == i.rel_table_page
-                            && matches!(e.kind, jet_storage::ObjectKind::Table)
-                    })
-                    .map(|e| e.name.clone());
+            let other = db
+                .catalog()
+                .iter()
+                .find(|e| {
+                    e.tdef_page() == i.rel_table_page
+                        && matches!(e.kind, jet_storage::ObjectKind::Table)
+                })
+                .map(|e| e.name.clone());
             let target = match &other {
                 Some(o) => {
-                    let cols =
-                        d.db.table(o)
-                            .ok()
-                            .and_then(|ot| {
-                                let n = i.rel_index?;
-                                let li = ot.def().indexes.iter().find(|x| x.number == n)?;
-                                Some(column_names(&ot, li.real_index))
-                            })
-                            .unwrap_or_default();
+                    let cols = db
+                        .table(o)
+                        .ok()
+                        .and_then(|ot| {
+                            let n = i.rel_index?;
+                            let li = ot.def().indexes.iter().find(|x| x.number == n)?;
+                            Some(column_names(&ot, li.real_index))
+                        })
+                        .unwrap_or_default();
                     format!("{o}({cols})")
                 }
                 None => format!("TDEF page {}", i.rel_table_page),

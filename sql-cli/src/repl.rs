@@ -121,9 +121,10 @@ impl SqlHelper {
         let mut columns = Vec::new();
         for d in &shell.dbs {
             tables.push(d.name.clone());
-            for name in d.db.table_names() {
+            let Ok(db) = d.db() else { continue };
+            for name in db.table_names() {
                 tables.push(ident(&name));
-                if let Ok(t) = d.db.table(&name) {
+                if let Ok(t) = db.table(&name) {
                     columns.extend(t.def().columns.iter().map(|c| ident(&c.name)));
                 }
             }

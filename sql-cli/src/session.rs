@@ -1,6 +1,6 @@
 //! The DataFusion session and the databases registered on it.
 //!
-//! [`new_context`] is the one place the session is built; everything else
+//! [`new_session`] is the one place the session is built; everything else
 //! (catalog registration, the default schema) is layered on the context it
 //! returns, so a provider-built session with extra optimizer rules can be
 //! swapped in there alone.
@@ -8,22 +8,23 @@
 use async_trait::async_trait;
 use datafusion::catalog::{MemorySchemaProvider, SchemaProvider, TableProvider};
 use datafusion::error::{DataFusionError, Result};
-use datafusion::prelude::{SessionConfig, SessionContext};
-use jet_provider::{JetCatalogProvider, JetOptions, JetSchemaProvider};
+use datafusion::prelude::SessionConfig;
+use jet_provider::{JetHandle, JetOptions, JetSchemaProvider, JetSession};
 use jet_storage::{Database, Error as JetError, FormatError, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Builds the session every query runs in: information_schema on (for
+/// Builds the session every statement runs in: information_schema on (for
 /// `SHOW TABLES`, `SHOW COLUMNS`), default catalog `datafusion`, schema
-/// `public`.
-pub fn new_context() -> SessionContext {
+/// `public`; statements go through [`JetSession`] (writes, `BEGIN` /
+/// `COMMIT` / `ROLLBACK`, `CREATE TABLE` in a database).
+pub fn new_session() -> JetSession {
     let config = SessionConfig::new()
         .with_information_schema(true)
         .with_default_catalog_and_schema("datafusion", "public");
     // The Jet planner rules: ORDER BY … LIMIT walks an index, MIN/MAX read
     // index ends. Files name tables too: SELECT * FROM 'out.parquet'.
-    jet_provider::session_context(config).enable_url_table()
+    JetSession::new(jet_provider::session_context(config).enable_url_table())
 }
 
 /// How databases are opened.
@@ -43,8 +44,17 @@ pub struct OpenDb {
     pub name: String,
     /// The file.
     pub path: PathBuf,
-    /// The open database.
-    pub db: Database,
+    /// The handle its tables read and write through.
+    pub handle: Arc<JetHandle>,
+}
+
+impl OpenDb {
+    /// The database as it is now (after the session's last write).
+    pub fn db(&self) -> std::result::Result<Database, String> {
+        self.handle
+            .database()
+            .map_err(|e| format!("{}: {e}", self.name))
+    }
 }
 
 /// Opens `path`, turning storage errors into messages that name the file;
@@ -97,38 +107,49 @@ fn catalog_name(path: &Path, taken: &[OpenDb]) -> String {
     name
 }
 
-/// Opens every file and registers it on `ctx` as catalog `<stem>` (tables
-/// `stem.public."Table"`); the first database's tables also answer to
-/// bare names in the default schema, which still accepts `CREATE TABLE`.
+/// Opens every file and registers it on `session` as catalog `<stem>`
+/// (tables `stem.public."Table"`); the first database's tables also answer
+/// to bare names in the default schema, which still accepts session
+/// tables (`CREATE TABLE t AS …` while the database is read-only). With
+/// `writable` every database accepts writes (`--write`); otherwise a
+/// write is refused with a message naming `--write`.
 pub fn register_files(
-    ctx: &SessionContext,
+    session: &JetSession,
     files: &[PathBuf],
     req: &OpenRequest,
+    writable: bool,
 ) -> std::result::Result<Vec<OpenDb>, String> {
     let mut dbs: Vec<OpenDb> = Vec::new();
+    let options = JetOptions {
+        writable,
+        ..JetOptions::default()
+    };
     for path in files {
         let db = open_database(path, req)?;
         let name = catalog_name(path, &dbs);
-        ctx.register_catalog(
-            &name,
-            Arc::new(JetCatalogProvider::new(db.clone(), JetOptions::default())),
-        );
+        let handle = session
+            .register_database(&name, db, options.clone(), false)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         dbs.push(OpenDb {
             name,
             path: path.clone(),
-            db,
+            handle,
         });
     }
     if let Some(first) = dbs.first() {
-        let catalog = ctx
+        let catalog = session
+            .context()
             .catalog("datafusion")
             .ok_or_else(|| "the session has no default catalog".to_string())?;
         let schema = DefaultSchema {
-            jet: JetSchemaProvider::new(first.db.clone(), JetOptions::default()),
+            jet: JetSchemaProvider::with_handle(first.handle.clone()),
             mem: MemorySchemaProvider::new(),
         };
         catalog
             .register_schema("public", Arc::new(schema))
+            .map_err(|e| e.to_string())?;
+        session
+            .set_default_database(&first.name)
             .map_err(|e| e.to_string())?;
     }
     Ok(dbs)

@@ -10,8 +10,8 @@ use datafusion::error::DataFusionError;
 use datafusion::physical_plan::coop::CooperativeExec;
 use datafusion::physical_plan::execution_plan::replace_children_if_necessary;
 use datafusion::physical_plan::{ExecutionPlan, execute_stream};
-use datafusion::prelude::SessionContext;
 use futures::StreamExt;
+use jet_provider::JetSession;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,8 +30,8 @@ const MAX_INCLUDE_DEPTH: usize = 16;
 
 /// A shell: the session, its databases and the output settings.
 pub struct Shell {
-    /// The DataFusion session.
-    pub ctx: SessionContext,
+    /// The session: DataFusion with the Jet entry point for writes.
+    pub session: Arc<JetSession>,
     /// Databases in the order they were opened (the first is the default).
     pub dbs: Vec<OpenDb>,
     /// Output format of query results.
@@ -47,9 +47,9 @@ pub struct Shell {
 }
 
 impl Shell {
-    /// A shell over `ctx` and `dbs`.
+    /// A shell over `session` and `dbs`.
     pub fn new(
-        ctx: SessionContext,
+        session: JetSession,
         dbs: Vec<OpenDb>,
         format: Format,
         interactive: bool,
@@ -59,7 +59,7 @@ impl Shell {
             .enable_all()
             .build()?;
         Ok(Shell {
-            ctx,
+            session: Arc::new(session),
             dbs,
             format,
             timing: interactive,
@@ -167,12 +167,12 @@ impl Shell {
         if self.interactive {
             return self.run_sql_cancellable(sql, start);
         }
-        let ctx = self.ctx.clone();
+        let session = self.session.clone();
         let format = self.format;
         let rows = self
             .runtime
             .block_on(async move {
-                let df = ctx.sql(sql).await?;
+                let df = session.sql_frame(sql).await?;
                 let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
                 let mut stream = df.execute_stream().await?;
                 let out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -192,13 +192,13 @@ impl Shell {
     /// REPL execution: the query runs on a task; Ctrl-C aborts it (dropping
     /// its streams cancels the plan) and the session stays.
     fn run_sql_cancellable(&mut self, sql: &str, start: Instant) -> Result<(), String> {
-        let ctx = self.ctx.clone();
+        let session = self.session.clone();
         let format = self.format;
         let cap = (format == Format::Table).then_some(self.max_rows);
         let sql = sql.to_string();
         let outcome = self.runtime.block_on(async move {
             let mut task = tokio::spawn(async move {
-                let df = ctx.sql(&sql).await?;
+                let df = session.sql_frame(&sql).await?;
                 let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
                 let empty = schema.fields().is_empty();
                 let task_ctx = df.task_ctx();

@@ -64,7 +64,7 @@ fn rows(from: i32, n: i32) -> RecordBatch {
 }
 
 /// Every real index holds exactly the live rows' re-encoded keys, in index
-/// order. Returns the number of live rows.
+/// order (the shared check). Returns the number of live rows.
 fn check_indexes(db: &Database) -> usize {
     check_index_agreement(db, "Items")
 }

@@ -826,7 +826,8 @@ impl<'w> Transaction<'w> {
             });
         }
         let bm = self.place_row(table, &row_bytes, 0)?;
-        self.index_apply(table, &def, &fields, bm, true)?;
+        let shown: Vec<String> = cells.iter().map(Cell::to_string).collect();
+        self.index_apply(table, &def, &fields, bm, true, &shown)?;
         let st = self.state(table)?;
         st.def.autonumber = def.autonumber;
         st.def.stated_rows = st.def.stated_rows.saturating_add(1);
@@ -971,6 +972,7 @@ impl<'w> Transaction<'w> {
         fields: &[OwnedField],
         bm: Bookmark,
         insert: bool,
+        shown: &[String],
     ) -> WResult<()> {
         if def.real_indexes.is_empty() {
             return Ok(());
@@ -995,10 +997,25 @@ impl<'w> Transaction<'w> {
                 m.delete(&mut self.ov, def, ri, &key, bm.page, bm.row)
             }
             .map_err(|e| match e {
-                WriteError::Index { why, .. } => WriteError::Index {
-                    table: table.to_string(),
-                    why,
-                },
+                WriteError::Index { mut why, .. } => {
+                    // name the refused key's values (`shown` holds the row's
+                    // values as given, per column)
+                    let values: Vec<String> = ri
+                        .key
+                        .iter()
+                        .filter_map(|(n, _)| {
+                            let i = def.columns.iter().position(|c| c.col_num == *n)?;
+                            Some(format!("{} = {}", def.columns[i].name, shown.get(i)?))
+                        })
+                        .collect();
+                    if !values.is_empty() {
+                        why.push_str(&format!(" (key {})", values.join(", ")));
+                    }
+                    WriteError::Index {
+                        table: table.to_string(),
+                        why,
+                    }
+                }
                 e => e,
             })?;
             for p in pages.allocated {
@@ -1084,7 +1101,7 @@ impl<'w> Transaction<'w> {
                 page: bm.page,
                 row: bm.row,
             })?;
-            self.index_apply(table, &def, &fields, bm, false)?;
+            self.index_apply(table, &def, &fields, bm, false, &[])?;
             self.free_long_values(table, &def, &fields, None)?;
             if let Some(t) = self.overflow_target(bm)? {
                 lval::edit_page(&mut self.ov, l, def.free_map, t.page, |p| {
@@ -1243,8 +1260,15 @@ impl<'w> Transaction<'w> {
                 .iter()
                 .any(|ri| ri.key.iter().any(|(k, _)| *k == c.col_num))
         }) {
-            self.index_apply(table, def, &old, bm, false)?;
-            self.index_apply(table, def, &fields, bm, true)?;
+            self.index_apply(table, def, &old, bm, false, &[])?;
+            let shown: Vec<String> = cells
+                .iter()
+                .map(|c| {
+                    c.as_ref()
+                        .map_or("(unchanged)".to_string(), Cell::to_string)
+                })
+                .collect();
+            self.index_apply(table, def, &fields, bm, true, &shown)?;
         }
         self.rewrite_row(table, def, bm, &bytes)
     }
