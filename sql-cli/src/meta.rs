@@ -226,6 +226,7 @@ pub fn describe(shell: &Shell, name: &str) -> Result<String, String> {
     )?);
     let mut index_rows = Vec::new();
     let mut fk_rows = Vec::new();
+    let mut referenced_rows = Vec::new();
     for i in &def.indexes {
         let cols = column_names(&t, i.real_index);
         let unique = usize::try_from(i.real_index)
@@ -270,7 +271,12 @@ pub fn describe(shell: &Shell, name: &str) -> Result<String, String> {
             if i.cascade_deletes {
                 on.push("cascade deletes");
             }
-            fk_rows.push(vec![i.name.clone(), cols.clone(), target, on.join(", ")]);
+            let row = vec![i.name.clone(), cols.clone(), target, on.join(", ")];
+            if i.rel_primary {
+                referenced_rows.push(row);
+            } else {
+                fk_rows.push(row);
+            }
         }
         index_rows.push(vec![i.name.clone(), kind, cols]);
     }
@@ -283,6 +289,13 @@ pub fn describe(shell: &Shell, name: &str) -> Result<String, String> {
         out.push_str(&table(
             &["name", "columns", "references", "actions"],
             &fk_rows,
+        )?);
+    }
+    if !referenced_rows.is_empty() {
+        out.push_str("Referenced by:\n");
+        out.push_str(&table(
+            &["name", "columns", "referencing", "actions"],
+            &referenced_rows,
         )?);
     }
     Ok(out)

@@ -144,6 +144,10 @@ pub struct LogicalIndex {
     pub kind: IndexKind,
     /// Foreign key: index number in the other table, if any.
     pub rel_index: Option<u32>,
+    /// Foreign key: this table is the relationship's primary ("one") side,
+    /// whose key the other table's rows reference; `false` on the side that
+    /// holds the references (the byte before the other index's number).
+    pub rel_primary: bool,
     /// Foreign key: TDEF page of the other table.
     pub rel_table_page: u32,
     /// Foreign key: cascade updates.
@@ -368,6 +372,7 @@ pub fn parse(
             number: g32(0),
             real_index: g32(4),
             rel_index: if rel == u32::MAX { None } else { Some(rel) },
+            rel_primary: d[8] == 1,
             rel_table_page: g32(13),
             cascade_updates: d[17] != 0,
             cascade_deletes: d[18] != 0,

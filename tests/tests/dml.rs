@@ -339,3 +339,99 @@ async fn drop_table_is_journaled_and_visible() {
     assert!(s.sql("SELECT * FROM \"OrderLines\"").await.is_err());
     assert!(s.sql("SELECT count(*) FROM \"Orders\"").await.is_ok());
 }
+
+/// Enforced relationships of corpus files (Jackcess' `indexTestV*`:
+/// `Table1.otherfk1` → `Table2.id` with cascading deletes, `Table1.otherfk2`
+/// → `Table3.id` with cascading updates), Jet4 and ACE: orphan references
+/// and deleting or re-keying referenced rows are refused with the file
+/// unchanged; the allowed changes go through and pass the consistency
+/// checks; the refusal names the relationship, the other table and the key.
+#[tokio::test]
+async fn enforced_relationships_refuse_orphans_and_referenced_deletes() {
+    let Some(corpus) = jet_tests::corpus() else {
+        return;
+    };
+    for name in [
+        "jackcess/V2000/indexTestV2000.mdb",
+        "jackcess/V2007/indexTestV2007.accdb",
+        "jackcess/V2010/indexTestV2010.accdb",
+    ] {
+        let dir = tempdir::Dir::new();
+        let path = dir.0.join(name.rsplit('/').next().unwrap());
+        std::fs::copy(corpus.join(name), &path).unwrap();
+        let mut perm = std::fs::metadata(&path).unwrap().permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        perm.set_readonly(false);
+        std::fs::set_permissions(&path, perm).unwrap();
+        let s = session(&path, true);
+        // references to keys the primary tables lack
+        let e = refused(
+            &s,
+            &path,
+            r#"INSERT INTO "Table1" (id, otherfk1, otherfk2, data, otherfk3) VALUES (9, 7, 10, 'x', 0)"#,
+        )
+        .await;
+        assert!(
+            e.contains(r#"relationship "Table2Table1" with table "Table2""#)
+                && e.contains("otherfk1 = 7")
+                && e.contains("no row of"),
+            "{name}: {e}"
+        );
+        refused(
+            &s,
+            &path,
+            r#"UPDATE "Table1" SET otherfk2 = 99 WHERE id = 0"#,
+        )
+        .await;
+        // referenced rows: delete and re-key refused (the cascades are not
+        // performed), an unreferenced row may go
+        let e = refused(&s, &path, r#"DELETE FROM "Table2" WHERE id = 1"#).await;
+        assert!(
+            e.contains("reference this key") && e.contains("cascades"),
+            "{name}: {e}"
+        );
+        refused(&s, &path, r#"UPDATE "Table3" SET id = 50 WHERE id = 11"#).await;
+        // allowed: NULL references, existing keys, unreferenced rows
+        assert_eq!(
+            count(
+                &s,
+                r#"INSERT INTO "Table1" (id, otherfk1, otherfk2, data, otherfk3) VALUES (9, 2, 12, 'ok', 0), (10, NULL, NULL, 'null refs', 0)"#
+            )
+            .await,
+            2,
+            "{name}"
+        );
+        // Table3 id 12 is referenced now
+        refused(&s, &path, r#"UPDATE "Table3" SET id = 14 WHERE id = 12"#).await;
+        // re-keying an unreferenced row is allowed
+        assert_eq!(
+            count(&s, r#"INSERT INTO "Table2" (id, data) VALUES (5, 'new')"#).await,
+            1,
+            "{name}"
+        );
+        assert_eq!(
+            count(&s, r#"UPDATE "Table2" SET id = 6 WHERE id = 5"#).await,
+            1,
+            "{name}"
+        );
+        assert_eq!(
+            count(&s, r#"DELETE FROM "Table1" WHERE otherfk1 = 1"#).await,
+            2,
+            "{name}"
+        );
+        assert_eq!(
+            count(&s, r#"DELETE FROM "Table2" WHERE id = 1"#).await,
+            1,
+            "{name}: no longer referenced"
+        );
+        drop(s);
+        let db = jet_storage::Database::open(&path, jet_storage::OpenOptions::default()).unwrap();
+        jet_tests::consistency(&db, name);
+        let s = session(&path, false);
+        assert_eq!(
+            scalar_i64(&s, r#"SELECT count(*) FROM "Table1""#).await,
+            4,
+            "{name}"
+        );
+    }
+}

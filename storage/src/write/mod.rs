@@ -117,6 +117,25 @@ pub enum WriteError {
         #[source]
         source: crate::index_key::KeyError,
     },
+    /// An enforced relationship refuses the change: a row would reference
+    /// a key its primary table does not hold, or a referenced row would be
+    /// deleted or re-keyed (cascades are not performed; the change is
+    /// refused before anything is written).
+    #[error(
+        "table {table:?}: relationship {relationship:?} with table {other:?}: {why} (key {key})"
+    )]
+    ForeignKey {
+        /// Table being written.
+        table: String,
+        /// Name of the relationship's index in `table`.
+        relationship: String,
+        /// The other table of the relationship.
+        other: String,
+        /// The key's columns and values.
+        key: String,
+        /// What was refused.
+        why: String,
+    },
     /// The index maintainer refused (for example a duplicate unique key).
     #[error("table {table:?}: index maintenance: {why}")]
     Index {

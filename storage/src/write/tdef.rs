@@ -455,6 +455,7 @@ pub fn layout(version: JetVersion, spec: &TableSpec, page: u32, system: bool) ->
                 IndexKind::Normal
             },
             rel_index: None,
+            rel_primary: false,
             rel_table_page: 0,
             cascade_updates: false,
             cascade_deletes: false,
@@ -615,7 +616,7 @@ pub fn encode(version: JetVersion, def: &TableDef, extra: &TdefExtra) -> WResult
         b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
         b.extend_from_slice(&l.number.to_le_bytes());
         b.extend_from_slice(&l.real_index.to_le_bytes());
-        b.push(0);
+        b.push(u8::from(l.rel_primary));
         b.extend_from_slice(&l.rel_index.unwrap_or(u32::MAX).to_le_bytes());
         b.extend_from_slice(&l.rel_table_page.to_le_bytes());
         b.push(u8::from(l.cascade_updates));

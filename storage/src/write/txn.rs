@@ -24,6 +24,8 @@ use jet_kernels::row_slot::pack_row_pointer;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod relations;
+
 /// A [`CommitTarget`] the writer can also read the committed image from.
 pub trait WriteTarget: CommitTarget {
     /// The committed image as pages (after the last successful commit).
@@ -815,6 +817,7 @@ impl<'w> Transaction<'w> {
         for (c, cell) in def.columns.iter().zip(&cells) {
             fields.push(row::encode_value(version, &tname, c, cell)?);
         }
+        self.check_references(&tname, &def, &fields, None)?;
         let fields = self.store_long_values(table, &def, fields)?;
         let row_bytes = pad_row(row::assemble(&def, &fields));
         let max = data_page::max_row_len(l);
@@ -1101,6 +1104,7 @@ impl<'w> Transaction<'w> {
                 page: bm.page,
                 row: bm.row,
             })?;
+            self.check_referenced(&tname, &def, &fields, None)?;
             self.index_apply(table, &def, &fields, bm, false, &[])?;
             self.free_long_values(table, &def, &fields, None)?;
             if let Some(t) = self.overflow_target(bm)? {
@@ -1231,6 +1235,14 @@ impl<'w> Transaction<'w> {
                 changed[i] = true;
             }
         }
+        // enforced relationships, for the key columns whose value changes
+        let differs: Vec<bool> = changed
+            .iter()
+            .zip(fields.iter().zip(&old))
+            .map(|(ch, (new, was))| *ch && new != was)
+            .collect();
+        self.check_references(tname, def, &fields, Some(&differs))?;
+        self.check_referenced(tname, def, &old, Some(&differs))?;
         // new long values are written, replaced ones freed
         let mut fresh = fields.clone();
         for (i, ch) in changed.iter().enumerate() {
