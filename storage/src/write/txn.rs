@@ -124,6 +124,9 @@ impl<T: WriteTarget> Writer<T> {
     ) -> crate::Result<R> {
         let base = self.target.source()?;
         let db = Database::from_page_source(base.clone())?;
+        if let Some(m) = self.maintainer.as_deref_mut() {
+            m.discard();
+        }
         let mut tx = Transaction {
             ov: PageOverlay::new(base),
             version: self.version,
@@ -133,8 +136,13 @@ impl<T: WriteTarget> Writer<T> {
             clock: self.clock,
             now: self.now.unwrap_or_else(system_now_micros),
         };
-        let out = f(&mut tx).map_err(write_err)?;
-        let changes = tx.finish().map_err(write_err)?;
+        // `finish` writes the index pages the maintainer holds; an
+        // abandoned transaction's are dropped with the discard below
+        let result = f(&mut tx).and_then(|out| Ok((out, tx.finish()?)));
+        if let Some(m) = self.maintainer.as_deref_mut() {
+            m.discard();
+        }
+        let (out, changes) = result.map_err(write_err)?;
         if !changes.is_empty() {
             self.target.commit(&changes)?;
         }
@@ -196,17 +204,22 @@ impl<'w> Transaction<'w> {
         self.version.layout()
     }
 
-    /// Pages the transaction wrote or appended so far.
+    /// Pages the transaction wrote or appended so far (index pages the
+    /// maintainer still holds count once it writes them, at the latest at
+    /// commit).
     pub fn dirty_pages(&self) -> usize {
         self.ov.dirty_pages()
     }
 
-    /// The pages as the transaction sees them.
+    /// The pages as the transaction sees them. Index pages changed since
+    /// the last schema change may still be held (decoded) by the index
+    /// maintainer: they reach these pages at the latest at commit.
     pub fn pages(&self) -> &PageOverlay {
         &self.ov
     }
 
     pub(crate) fn finish(mut self) -> WResult<ImageChanges> {
+        self.flush_indexes()?;
         let mut states: Vec<&TableState> =
             self.tables.values().filter(|s| s.counters_dirty).collect();
         states.sort_by_key(|s| s.def.page);
@@ -218,6 +231,15 @@ impl<'w> Transaction<'w> {
             wtdef::patch_counters(&mut self.ov, self.version, page, rows, auto)?;
         }
         Ok(self.ov.into_changes()?)
+    }
+
+    /// Writes the index pages the maintainer holds into the overlay (before
+    /// commit and before schema changes, which read or free index pages).
+    fn flush_indexes(&mut self) -> WResult<()> {
+        match self.maintainer.as_deref_mut() {
+            Some(m) => m.flush(&mut self.ov),
+            None => Ok(()),
+        }
     }
 
     fn entry(&self, name: &str) -> Option<&CatalogEntry> {
@@ -302,6 +324,7 @@ impl<'w> Transaction<'w> {
     /// Creates a user table: its TDEF, usage maps, an empty root page per
     /// real index, and its MSysObjects row. Returns the TDEF page.
     pub fn create_table(&mut self, spec: &TableSpec) -> WResult<u32> {
+        self.flush_indexes()?;
         if self.entry(&spec.name).is_some()
             || self
                 .catalog
@@ -470,6 +493,7 @@ impl<'w> Transaction<'w> {
     /// Drops a user table: removes its MSysObjects row. Its pages are no
     /// longer referenced by any table (the file does not shrink).
     pub fn drop_table(&mut self, name: &str) -> WResult<()> {
+        self.flush_indexes()?;
         let (real, page) = match self.entry(name) {
             Some(e) if !e.is_system() => (e.name.clone(), e.tdef_page()),
             Some(e) => {
@@ -539,6 +563,7 @@ impl<'w> Transaction<'w> {
     /// is refused. `Required` and `DefaultValue` go into the table's
     /// property map in MSysObjects.
     pub fn add_column(&mut self, table: &str, col: &ColumnSpec) -> WResult<()> {
+        self.flush_indexes()?;
         let version = self.version;
         let l = self.layout();
         let st = self.state(table)?;
