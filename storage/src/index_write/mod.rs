@@ -471,9 +471,7 @@ impl NodeCache {
         let mut seen = std::collections::HashSet::from([leaf]);
         loop {
             let node = look.node(leaf)?;
-            let from = node
-                .items
-                .partition_point(|it| it.key.as_slice() < key);
+            let from = node.items.partition_point(|it| it.key.as_slice() < key);
             if let Some(it) = node.items.get(from) {
                 return Ok(it.key.as_slice() == key);
             }
