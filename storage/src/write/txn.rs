@@ -16,7 +16,7 @@ use crate::index::Bookmark;
 use crate::page::{MemPageSource, PageSource};
 use crate::props::{Property, PropertyMaps};
 use crate::scan::{CrackedRow, OwnedField, RawField};
-use crate::tdef::{self, TableDef};
+use crate::tdef::{self, RealIndex, TableDef};
 use crate::types::JetType;
 use crate::write::overlay::PageOverlay;
 use arrow_array::RecordBatch;
@@ -989,6 +989,8 @@ impl<'w> Transaction<'w> {
         Ok(Bookmark { page: n, row: s })
     }
 
+    /// Adds (`insert`) or removes the entries of the row at `bm` with
+    /// `fields` in every real index of the table.
     fn index_apply(
         &mut self,
         table: &str,
@@ -997,41 +999,64 @@ impl<'w> Transaction<'w> {
         bm: Bookmark,
         insert: bool,
     ) -> WResult<()> {
-        if def.real_indexes.is_empty() {
-            return Ok(());
+        for ri in &def.real_indexes {
+            let key = self.index_key(table, def, ri, fields)?;
+            self.index_entry(table, def, ri, &key, bm, insert)?;
         }
+        Ok(())
+    }
+
+    /// The key of a row with `fields` in index `ri`.
+    fn index_key(
+        &self,
+        table: &str,
+        def: &TableDef,
+        ri: &RealIndex,
+        fields: &[OwnedField],
+    ) -> WResult<Vec<u8>> {
+        crate::index_key::encode_key(&def.columns, &ri.key, fields, self.version).map_err(
+            |source| WriteError::IndexKey {
+                table: table.to_string(),
+                source,
+            },
+        )
+    }
+
+    /// Adds (`insert`) or removes the entry (`key`, `bm`) of index `ri`
+    /// through the maintainer, keeping the index's usage map exact.
+    fn index_entry(
+        &mut self,
+        table: &str,
+        def: &TableDef,
+        ri: &RealIndex,
+        key: &[u8],
+        bm: Bookmark,
+        insert: bool,
+    ) -> WResult<()> {
         let l = self.layout();
-        let version = self.version;
         let Some(m) = self.maintainer.as_deref_mut() else {
             return Err(WriteError::IndexMaintenanceUnavailable {
                 table: table.to_string(),
                 indexes: def.real_indexes.len(),
             });
         };
-        for ri in &def.real_indexes {
-            let key = crate::index_key::encode_key(&def.columns, &ri.key, fields, version)
-                .map_err(|source| WriteError::IndexKey {
-                    table: table.to_string(),
-                    source,
-                })?;
-            let pages: IndexPages = if insert {
-                m.insert(&mut self.ov, def, ri, &key, bm.page, bm.row)
-            } else {
-                m.delete(&mut self.ov, def, ri, &key, bm.page, bm.row)
-            }
-            .map_err(|e| match e {
-                WriteError::Index { why, .. } => WriteError::Index {
-                    table: table.to_string(),
-                    why,
-                },
-                e => e,
-            })?;
-            for p in pages.allocated {
-                alloc::set_member(&mut self.ov, l, ri.usage_map, p, true)?;
-            }
-            for p in pages.freed {
-                alloc::set_member(&mut self.ov, l, ri.usage_map, p, false)?;
-            }
+        let pages: IndexPages = if insert {
+            m.insert(&mut self.ov, def, ri, key, bm.page, bm.row)
+        } else {
+            m.delete(&mut self.ov, def, ri, key, bm.page, bm.row)
+        }
+        .map_err(|e| match e {
+            WriteError::Index { why, .. } => WriteError::Index {
+                table: table.to_string(),
+                why,
+            },
+            e => e,
+        })?;
+        for p in pages.allocated {
+            alloc::set_member(&mut self.ov, l, ri.usage_map, p, true)?;
+        }
+        for p in pages.freed {
+            alloc::set_member(&mut self.ov, l, ri.usage_map, p, false)?;
         }
         Ok(())
     }
@@ -1262,14 +1287,23 @@ impl<'w> Transaction<'w> {
                 max,
             });
         }
-        if changed.iter().zip(&def.columns).any(|(ch, c)| {
-            *ch && def
-                .real_indexes
-                .iter()
-                .any(|ri| ri.key.iter().any(|(k, _)| *k == c.col_num))
-        }) {
-            self.index_apply(table, def, &old, bm, false)?;
-            self.index_apply(table, def, &fields, bm, true)?;
+        // entries move only in the indexes whose key changed
+        for ri in &def.real_indexes {
+            let touched = ri.key.iter().any(|(k, _)| {
+                def.columns
+                    .iter()
+                    .zip(&changed)
+                    .any(|(c, ch)| *ch && c.col_num == *k)
+            });
+            if !touched {
+                continue;
+            }
+            let was = self.index_key(table, def, ri, &old)?;
+            let now = self.index_key(table, def, ri, &fields)?;
+            if was != now {
+                self.index_entry(table, def, ri, &was, bm, false)?;
+                self.index_entry(table, def, ri, &now, bm, true)?;
+            }
         }
         self.rewrite_row(table, def, bm, &bytes)
     }
