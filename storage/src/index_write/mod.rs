@@ -23,7 +23,7 @@
 use crate::error::FormatError;
 use crate::format::{Layout, page_type};
 use crate::image::PageStore;
-use crate::index::{Bookmark, decode_index_page};
+use crate::index::{Bookmark, visit_index_page};
 use jet_kernels::index_entry::compare_entries;
 use jet_kernels::index_page::{
     admit_entry_area, common_prefix_len, mask_position, max_entry_area, stored_entry_len,
@@ -92,11 +92,56 @@ pub enum IndexWriteError {
     },
 }
 
+/// Longest key a [`Key`] holds without a heap allocation: every key of
+/// one numeric, date, currency or GUID column and short texts.
+const INLINE_KEY: usize = 22;
+
+/// An entry key in memory: inline up to [`INLINE_KEY`] bytes, else on the
+/// heap (a decoded page holds hundreds of keys; most are short).
+#[derive(Clone, PartialEq, Eq)]
+enum Key {
+    Inline(u8, [u8; INLINE_KEY]),
+    Heap(Box<[u8]>),
+}
+
+impl Key {
+    fn new(bytes: &[u8]) -> Key {
+        match u8::try_from(bytes.len()) {
+            Ok(len) if bytes.len() <= INLINE_KEY => {
+                let mut b = [0u8; INLINE_KEY];
+                b[..bytes.len()].copy_from_slice(bytes);
+                Key::Inline(len, b)
+            }
+            _ => Key::Heap(bytes.into()),
+        }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Key::Inline(len, b) => &b[..usize::from(*len)],
+            Key::Heap(b) => b,
+        }
+    }
+}
+
+impl std::ops::Deref for Key {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:02X?}", self.as_slice())
+    }
+}
+
 /// One item of a page in memory: a leaf entry, or a node's child with the
 /// last (key, bookmark) of its subtree. `child` is 0 on leaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Item {
-    key: Vec<u8>,
+    key: Key,
     bookmark: Bookmark,
     child: u32,
 }
@@ -393,7 +438,7 @@ impl NodeCache {
         node.items.insert(
             pos,
             Item {
-                key: key.to_vec(),
+                key: Key::new(key),
                 bookmark: bm,
                 child: 0,
             },
@@ -543,16 +588,14 @@ impl Loader<'_> {
             });
         }
         let bytes = self.store.read(n)?;
-        let page = decode_index_page(&bytes, self.layout, n, self.tdef_page)?;
-        let mut items: Vec<Item> = page
-            .entries
-            .into_iter()
-            .map(|e| Item {
-                key: e.key,
-                bookmark: e.bookmark,
-                child: e.child.unwrap_or(0),
-            })
-            .collect();
+        let mut items: Vec<Item> = Vec::new();
+        let page = visit_index_page(&bytes, self.layout, n, self.tdef_page, |key, bm, child| {
+            items.push(Item {
+                key: Key::new(key),
+                bookmark: bm,
+                child: child.unwrap_or(0),
+            });
+        })?;
         if !page.leaf && page.tail != 0 {
             let (key, bookmark) = self.subtree_last(page.tail, depth + 1)?;
             items.push(Item {
@@ -590,10 +633,18 @@ impl Loader<'_> {
         &mut self,
         mut n: u32,
         depth: usize,
-    ) -> Result<(Vec<u8>, Bookmark), IndexWriteError> {
+    ) -> Result<(Key, Bookmark), IndexWriteError> {
         for d in depth..=MAX_DEPTH {
             self.ensure(n, d)?;
-            let node = &self.cache.nodes[&n].node;
+            let node = &self
+                .cache
+                .nodes
+                .get(&n)
+                .ok_or(IndexWriteError::BadTree {
+                    page: n,
+                    what: "page missing from the cache",
+                })?
+                .node;
             let last = node.items.last();
             if node.leaf {
                 return last
@@ -926,7 +977,7 @@ fn summary(node: &Node) -> Item {
             child: node.number,
         },
         None => Item {
-            key: Vec::new(),
+            key: Key::new(&[]),
             bookmark: Bookmark { page: 0, row: 0 },
             child: node.number,
         },
@@ -1024,7 +1075,7 @@ pub fn build_index(
     let mut level: Vec<Item> = entries
         .iter()
         .map(|(k, bm)| Item {
-            key: k.clone(),
+            key: Key::new(k),
             bookmark: *bm,
             child: 0,
         })
