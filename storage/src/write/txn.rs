@@ -967,8 +967,10 @@ impl<'w> Transaction<'w> {
             self.state(table)?.hint = hint;
         }
         if let Some(h) = hint {
-            let p = self.ov.read_page(h)?;
-            if data_page::fits_new(l, &p, row.len())
+            // the page is released before it is edited, so the edit can
+            // change the transaction's copy in place
+            let fits = data_page::fits_new(l, &self.ov.read_page(h)?, row.len());
+            if fits
                 && let Some(s) = lval::edit_page(&mut self.ov, l, free, h, |p| {
                     data_page::insert(l, p, row, flags)
                 })?
