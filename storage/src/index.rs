@@ -80,6 +80,44 @@ pub fn decode_index_page(
     n: u32,
     tdef_page: u32,
 ) -> Result<IndexPage, FormatError> {
+    let mut entries = Vec::new();
+    let h = visit_index_page(p, layout, n, tdef_page, |key, bookmark, child| {
+        entries.push(Entry {
+            key: key.to_vec(),
+            bookmark,
+            child,
+        });
+    })?;
+    Ok(IndexPage {
+        number: n,
+        leaf: h.leaf,
+        prev: h.prev,
+        next: h.next,
+        tail: h.tail,
+        entries,
+    })
+}
+
+/// The header fields of an index page (see [`IndexPage`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IndexPageHeader {
+    pub(crate) leaf: bool,
+    pub(crate) prev: u32,
+    pub(crate) next: u32,
+    pub(crate) tail: u32,
+}
+
+/// Decodes index page `n` as [`decode_index_page`] does (the same checks,
+/// the same refusals), handing each entry's key (prefix restored),
+/// bookmark and child to `f` in page order instead of collecting them: the
+/// key is borrowed from one buffer reused for every entry.
+pub(crate) fn visit_index_page(
+    p: &[u8],
+    layout: &Layout,
+    n: u32,
+    tdef_page: u32,
+    mut f: impl FnMut(&[u8], Bookmark, Option<u32>),
+) -> Result<IndexPageHeader, FormatError> {
     if p.len() < layout.page_size {
         return Err(corrupt(
             n,
@@ -119,22 +157,24 @@ pub fn decode_index_page(
     let mask = &p[layout.index_entry_mask..layout.index_entry_mask + layout.index_entry_mask_len];
     let area = &p[layout.index_entry_mask + layout.index_entry_mask_len..];
     let tail_len = if leaf { 4 } else { 8 };
-    let mut entries = Vec::new();
+    let mut first = true;
+    let mut full: Vec<u8> = Vec::new();
     let mut prefix: &[u8] = &[];
     let mut start = 0;
     while let Some(end) = entry_end(mask, area.len(), start)
         .map_err(|r| corrupt(n, layout.index_entry_mask, "index entry bitmap", r))?
     {
         let raw = &area[start..end];
-        if entries.is_empty() && prefix_len > 0 {
+        if first && prefix_len > 0 {
             let pl = admit_prefix(prefix_len, raw.len())
                 .map_err(|r| corrupt(n, layout.index_prefix_len, "index prefix length", r))?;
             prefix = &raw[..pl];
         }
-        let mut full = Vec::with_capacity(prefix.len() + raw.len());
-        if !entries.is_empty() {
+        full.clear();
+        if !first {
             full.extend_from_slice(prefix);
         }
+        first = false;
         full.extend_from_slice(raw);
         if full.len() < tail_len {
             return Err(corrupt(
@@ -149,21 +189,14 @@ pub fn decode_index_page(
         let row = full[k + 3];
         let child = (!leaf)
             .then(|| u32::from_be_bytes([full[k + 4], full[k + 5], full[k + 6], full[k + 7]]));
-        full.truncate(k);
-        entries.push(Entry {
-            key: full,
-            bookmark: Bookmark { page, row },
-            child,
-        });
+        f(&full[..k], Bookmark { page, row }, child);
         start = end;
     }
-    Ok(IndexPage {
-        number: n,
+    Ok(IndexPageHeader {
         leaf,
         prev: g32(layout.index_prev),
         next: g32(layout.index_next),
         tail: g32(layout.index_tail),
-        entries,
     })
 }
 

@@ -23,12 +23,13 @@
 use crate::error::FormatError;
 use crate::format::{Layout, page_type};
 use crate::image::PageStore;
-use crate::index::{Bookmark, decode_index_page};
+use crate::index::{Bookmark, visit_index_page};
 use jet_kernels::index_entry::compare_entries;
 use jet_kernels::index_page::{
     admit_entry_area, common_prefix_len, mask_position, max_entry_area, stored_entry_len,
 };
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 /// Deepest tree the writer descends before refusing (as the reader).
 const MAX_DEPTH: usize = crate::index::MAX_DEPTH;
@@ -91,11 +92,56 @@ pub enum IndexWriteError {
     },
 }
 
+/// Longest key a [`Key`] holds without a heap allocation: every key of
+/// one numeric, date, currency or GUID column and short texts.
+const INLINE_KEY: usize = 22;
+
+/// An entry key in memory: inline up to [`INLINE_KEY`] bytes, else on the
+/// heap (a decoded page holds hundreds of keys; most are short).
+#[derive(Clone, PartialEq, Eq)]
+enum Key {
+    Inline(u8, [u8; INLINE_KEY]),
+    Heap(Box<[u8]>),
+}
+
+impl Key {
+    fn new(bytes: &[u8]) -> Key {
+        match u8::try_from(bytes.len()) {
+            Ok(len) if bytes.len() <= INLINE_KEY => {
+                let mut b = [0u8; INLINE_KEY];
+                b[..bytes.len()].copy_from_slice(bytes);
+                Key::Inline(len, b)
+            }
+            _ => Key::Heap(bytes.into()),
+        }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Key::Inline(len, b) => &b[..usize::from(*len)],
+            Key::Heap(b) => b,
+        }
+    }
+}
+
+impl std::ops::Deref for Key {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:02X?}", self.as_slice())
+    }
+}
+
 /// One item of a page in memory: a leaf entry, or a node's child with the
 /// last (key, bookmark) of its subtree. `child` is 0 on leaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Item {
-    key: Vec<u8>,
+    key: Key,
     bookmark: Bookmark,
     child: u32,
 }
@@ -181,8 +227,17 @@ fn written(node: &Node) -> (&[Item], u32) {
 
 /// Whether `node` fits one page.
 fn fits(layout: &Layout, node: &Node) -> bool {
-    let (items, _) = written(node);
-    written_len(layout, items, node.leaf) <= entry_area_len(layout)
+    fits_items(layout, node.leaf, &node.items)
+}
+
+/// Whether a page (leaf when `leaf`) holding `items` fits one page (on a
+/// node page with several children the last one is the tail, not written).
+fn fits_items(layout: &Layout, leaf: bool, items: &[Item]) -> bool {
+    let written = match items.split_last() {
+        Some((_, rest)) if !leaf && !rest.is_empty() => rest,
+        _ => items,
+    };
+    written_len(layout, written, leaf) <= entry_area_len(layout)
 }
 
 /// Encodes `node` as page bytes owned by `tdef_page`.
@@ -260,37 +315,289 @@ fn admit(layout: &Layout, key: &[u8], page: u32) -> Result<(), IndexWriteError> 
     Ok(())
 }
 
-/// Read-only access to one index's pages.
-struct Reader<'s> {
-    store: &'s dyn PageStore,
-    layout: &'s Layout,
-    tdef_page: u32,
-    root: u32,
+/// How a page held in a [`NodeCache`] differs from its bytes in the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Dirt {
+    /// As in the store.
+    Clean,
+    /// Only its prev / next pointers changed: flushing patches those two
+    /// fields and keeps every other byte of the page (a page Access wrote
+    /// stays Access's).
+    Links,
+    /// Its entries changed: flushing encodes the whole page.
+    Entries,
 }
 
-struct Tree<'s> {
-    store: &'s mut dyn PageStore,
-    layout: &'s Layout,
+/// One decoded page in a [`NodeCache`].
+#[derive(Debug)]
+struct Cached {
+    node: Node,
     tdef_page: u32,
-    root: u32,
-    pages: IndexPages,
+    dirt: Dirt,
 }
 
-impl Reader<'_> {
-    fn read(&self, n: u32) -> Result<Node, IndexWriteError> {
-        let bytes = self.store.read(n)?;
-        let page = decode_index_page(&bytes, self.layout, n, self.tdef_page)?;
-        let mut items: Vec<Item> = page
-            .entries
-            .into_iter()
-            .map(|e| Item {
-                key: e.key,
-                bookmark: e.bookmark,
-                child: e.child.unwrap_or(0),
-            })
+/// Decoded index pages kept in memory across the entry changes of one
+/// transaction, so a page on the path of many rows is decoded once and
+/// encoded once (at [`NodeCache::flush`]) instead of once per row.
+///
+/// Guarantees: after `flush`, the store holds exactly the bytes the same
+/// sequence of changes made one by one through [`insert_entry`] and
+/// [`delete_entry`] would have written (each page is encoded from the same
+/// decoded state; a page whose only change is a sibling pointer has just
+/// that pointer patched; a page freed while it held unwritten changes gets
+/// its last state written before it is dropped). Before `flush`, index
+/// pages in the store may be stale: the caller flushes before anything
+/// else reads them (commit, schema changes) and [`NodeCache::clear`]s the
+/// cache when a transaction ends or is abandoned. Page numbers identify
+/// pages, so one cache serves every index of one store.
+#[derive(Debug, Default)]
+pub struct NodeCache {
+    nodes: HashMap<u32, Cached>,
+}
+
+impl NodeCache {
+    /// An empty cache.
+    pub fn new() -> NodeCache {
+        NodeCache::default()
+    }
+
+    /// Pages held (decoded), written or not.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when no page is held.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Forgets every page held, written or not (the transaction ended or
+    /// was abandoned).
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+    }
+
+    /// Writes every page holding changes into `store` (pages stay held,
+    /// now clean). On error some pages may be written and others not; the
+    /// caller abandons the transaction.
+    pub fn flush(
+        &mut self,
+        store: &mut dyn PageStore,
+        layout: &Layout,
+    ) -> Result<(), IndexWriteError> {
+        let mut dirty: Vec<u32> = self
+            .nodes
+            .iter()
+            .filter(|(_, c)| c.dirt != Dirt::Clean)
+            .map(|(n, _)| *n)
             .collect();
+        dirty.sort_unstable();
+        for n in dirty {
+            if let Some(c) = self.nodes.get_mut(&n) {
+                write_back(store, layout, c)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Inserts the entry (`key`, bookmark `page`:`row`) into the index
+    /// rooted at `root`, as [`insert_entry`] does, keeping the pages it
+    /// touches in the cache.
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert_entry(
+        &mut self,
+        store: &mut dyn PageStore,
+        layout: &Layout,
+        root: u32,
+        tdef_page: u32,
+        key: &[u8],
+        page: u32,
+        row: u8,
+    ) -> Result<IndexPages, IndexWriteError> {
+        admit(layout, key, page)?;
+        let bm = Bookmark { page, row };
+        let mut tree = Tree {
+            store,
+            cache: self,
+            layout,
+            tdef_page,
+            root,
+            pages: IndexPages::default(),
+        };
+        let path = tree.descend(key, bm)?;
+        let Some(&(leaf, _)) = path.last() else {
+            return Err(IndexWriteError::BadTree {
+                page: root,
+                what: "no leaf below the root",
+            });
+        };
+        let node = tree.node_mut(leaf)?;
+        let pos = node
+            .items
+            .partition_point(|it| it.cmp_to(key, bm) != Ordering::Greater);
+        node.items.insert(
+            pos,
+            Item {
+                key: Key::new(key),
+                bookmark: bm,
+                child: 0,
+            },
+        );
+        tree.settle(path)?;
+        Ok(tree.pages)
+    }
+
+    /// Removes the entry (`key`, bookmark `page`:`row`) from the index
+    /// rooted at `root`, as [`delete_entry`] does, keeping the pages it
+    /// touches in the cache.
+    #[allow(clippy::too_many_arguments)]
+    pub fn delete_entry(
+        &mut self,
+        store: &mut dyn PageStore,
+        layout: &Layout,
+        root: u32,
+        tdef_page: u32,
+        key: &[u8],
+        page: u32,
+        row: u8,
+    ) -> Result<IndexPages, IndexWriteError> {
+        let bm = Bookmark { page, row };
+        let mut tree = Tree {
+            store,
+            cache: self,
+            layout,
+            tdef_page,
+            root,
+            pages: IndexPages::default(),
+        };
+        let path = tree.descend(key, bm)?;
+        let Some(&(leaf, _)) = path.last() else {
+            return Err(IndexWriteError::NotFound { root, page, row });
+        };
+        let items = &tree.node_mut(leaf)?.items;
+        let pos = items.partition_point(|it| it.cmp_to(key, bm) == Ordering::Less);
+        if items
+            .get(pos)
+            .is_none_or(|it| it.cmp_to(key, bm) != Ordering::Equal)
+        {
+            return Err(IndexWriteError::NotFound { root, page, row });
+        }
+        if items.len() == 1 && leaf != root {
+            // the leaf is about to be freed: its last state reaches the
+            // store first, as it would have without the cache
+            tree.write_back_page(leaf)?;
+        }
+        tree.node_mut(leaf)?.items.remove(pos);
+        tree.settle(path)?;
+        Ok(tree.pages)
+    }
+
+    /// Whether the index rooted at `root` holds an entry whose key equals
+    /// `key` byte for byte, as [`key_exists`] answers, reading through the
+    /// cache.
+    pub fn key_exists(
+        &mut self,
+        store: &dyn PageStore,
+        layout: &Layout,
+        root: u32,
+        tdef_page: u32,
+        key: &[u8],
+    ) -> Result<bool, IndexWriteError> {
+        let mut look = Loader {
+            store,
+            cache: self,
+            layout,
+            tdef_page,
+        };
+        let first = Bookmark { page: 0, row: 0 };
+        let Some(&(mut leaf, _)) = look.descend(root, key, first)?.last() else {
+            return Ok(false);
+        };
+        let mut seen = std::collections::HashSet::from([leaf]);
+        loop {
+            let node = look.node(leaf)?;
+            let from = node.items.partition_point(|it| it.key.as_slice() < key);
+            if let Some(it) = node.items.get(from) {
+                return Ok(it.key.as_slice() == key);
+            }
+            let next = node.next;
+            if next == 0 || !seen.insert(next) {
+                return Ok(false);
+            }
+            leaf = next;
+        }
+    }
+}
+
+/// Writes the held changes of `c` into `store` and marks it clean.
+fn write_back(
+    store: &mut dyn PageStore,
+    layout: &Layout,
+    c: &mut Cached,
+) -> Result<(), IndexWriteError> {
+    match c.dirt {
+        Dirt::Clean => {}
+        Dirt::Links => {
+            let mut b = store.read(c.node.number)?.to_vec();
+            b[layout.index_prev..layout.index_prev + 4].copy_from_slice(&c.node.prev.to_le_bytes());
+            b[layout.index_next..layout.index_next + 4].copy_from_slice(&c.node.next.to_le_bytes());
+            store.write(c.node.number, &b)?;
+        }
+        Dirt::Entries => {
+            let bytes = encode(layout, c.tdef_page, &c.node)?;
+            store.write(c.node.number, &bytes)?;
+        }
+    }
+    c.dirt = Dirt::Clean;
+    Ok(())
+}
+
+/// Reads pages of one index into a [`NodeCache`].
+struct Loader<'s> {
+    store: &'s dyn PageStore,
+    cache: &'s mut NodeCache,
+    layout: &'s Layout,
+    tdef_page: u32,
+}
+
+impl Loader<'_> {
+    /// Page `n`, decoded into the cache if it is not held yet.
+    fn node(&mut self, n: u32) -> Result<&Node, IndexWriteError> {
+        self.ensure(n, 0)?;
+        self.cache
+            .nodes
+            .get(&n)
+            .map(|c| &c.node)
+            .ok_or(IndexWriteError::BadTree {
+                page: n,
+                what: "page missing from the cache",
+            })
+    }
+
+    /// Decodes page `n` into the cache unless it is held. A node page's
+    /// tail child gets the last entry of its subtree (`depth` counts the
+    /// tails followed, bounded as the tree's depth is).
+    fn ensure(&mut self, n: u32, depth: usize) -> Result<(), IndexWriteError> {
+        if self.cache.nodes.contains_key(&n) {
+            return Ok(());
+        }
+        if depth > MAX_DEPTH {
+            return Err(IndexWriteError::BadTree {
+                page: n,
+                what: "index tree too deep",
+            });
+        }
+        let bytes = self.store.read(n)?;
+        let mut items: Vec<Item> = Vec::new();
+        let page = visit_index_page(&bytes, self.layout, n, self.tdef_page, |key, bm, child| {
+            items.push(Item {
+                key: Key::new(key),
+                bookmark: bm,
+                child: child.unwrap_or(0),
+            });
+        })?;
         if !page.leaf && page.tail != 0 {
-            let (key, bookmark) = self.subtree_last(page.tail)?;
+            let (key, bookmark) = self.subtree_last(page.tail, depth + 1)?;
             items.push(Item {
                 key,
                 bookmark,
@@ -303,42 +610,54 @@ impl Reader<'_> {
                 what: "node page without children",
             });
         }
-        Ok(Node {
-            number: n,
-            leaf: page.leaf,
-            prev: page.prev,
-            next: page.next,
-            items,
-        })
+        self.cache.nodes.insert(
+            n,
+            Cached {
+                node: Node {
+                    number: n,
+                    leaf: page.leaf,
+                    prev: page.prev,
+                    next: page.next,
+                    items,
+                },
+                tdef_page: self.tdef_page,
+                dirt: Dirt::Clean,
+            },
+        );
+        Ok(())
     }
 
-    /// The last entry of the subtree under page `n` (following tails).
-    fn subtree_last(&self, mut n: u32) -> Result<(Vec<u8>, Bookmark), IndexWriteError> {
-        for _ in 0..MAX_DEPTH {
-            let bytes = self.store.read(n)?;
-            let page = decode_index_page(&bytes, self.layout, n, self.tdef_page)?;
-            if page.leaf {
-                return page
-                    .entries
-                    .into_iter()
-                    .last()
-                    .map(|e| (e.key, e.bookmark))
+    /// The last entry of the subtree under page `n`: down the last child
+    /// of every node to a leaf, whose last entry it is.
+    fn subtree_last(
+        &mut self,
+        mut n: u32,
+        depth: usize,
+    ) -> Result<(Key, Bookmark), IndexWriteError> {
+        for d in depth..=MAX_DEPTH {
+            self.ensure(n, d)?;
+            let node = &self
+                .cache
+                .nodes
+                .get(&n)
+                .ok_or(IndexWriteError::BadTree {
+                    page: n,
+                    what: "page missing from the cache",
+                })?
+                .node;
+            let last = node.items.last();
+            if node.leaf {
+                return last
+                    .map(|e| (e.key.clone(), e.bookmark))
                     .ok_or(IndexWriteError::BadTree {
                         page: n,
                         what: "empty leaf below a node",
                     });
             }
-            n = if page.tail != 0 {
-                page.tail
-            } else {
-                page.entries
-                    .last()
-                    .and_then(|e| e.child)
-                    .ok_or(IndexWriteError::BadTree {
-                        page: n,
-                        what: "node page without children",
-                    })?
-            };
+            n = last.map(|e| e.child).ok_or(IndexWriteError::BadTree {
+                page: n,
+                what: "node page without children",
+            })?;
         }
         Err(IndexWriteError::BadTree {
             page: n,
@@ -346,11 +665,16 @@ impl Reader<'_> {
         })
     }
 
-    /// The path from the root to the leaf where (key, bm) belongs: each node
+    /// The path from `root` to the leaf where (key, bm) belongs: each page
     /// with the index of the child taken.
-    fn descend(&self, key: &[u8], bm: Bookmark) -> Result<Vec<(Node, usize)>, IndexWriteError> {
-        let mut path: Vec<(Node, usize)> = Vec::new();
-        let mut n = self.root;
+    fn descend(
+        &mut self,
+        root: u32,
+        key: &[u8],
+        bm: Bookmark,
+    ) -> Result<Vec<(u32, usize)>, IndexWriteError> {
+        let mut path: Vec<(u32, usize)> = Vec::new();
+        let mut n = root;
         loop {
             if path.len() > MAX_DEPTH {
                 return Err(IndexWriteError::BadTree {
@@ -358,41 +682,112 @@ impl Reader<'_> {
                     what: "index tree too deep",
                 });
             }
-            let node = self.read(n)?;
+            let node = self.node(n)?;
             if node.leaf {
-                path.push((node, 0));
+                path.push((n, 0));
                 return Ok(path);
             }
             let i = node
                 .items
-                .iter()
-                .position(|it| it.cmp_to(key, bm) != Ordering::Less)
-                .unwrap_or(node.items.len().saturating_sub(1));
-            n = node.items.get(i).map_or(0, |it| it.child);
-            if n == self.root || path.iter().any(|(p, _)| p.number == n) {
+                .partition_point(|it| it.cmp_to(key, bm) == Ordering::Less)
+                .min(node.items.len().saturating_sub(1));
+            let child = node.items.get(i).map_or(0, |it| it.child);
+            if child == root || path.iter().any(|(p, _)| *p == child) {
                 return Err(IndexWriteError::BadTree {
-                    page: n,
+                    page: child,
                     what: "index tree loops",
                 });
             }
-            path.push((node, i));
+            path.push((n, i));
+            n = child;
         }
     }
 }
 
+/// Changes to one index through a [`NodeCache`].
+struct Tree<'s> {
+    store: &'s mut dyn PageStore,
+    cache: &'s mut NodeCache,
+    layout: &'s Layout,
+    tdef_page: u32,
+    root: u32,
+    pages: IndexPages,
+}
+
 impl Tree<'_> {
-    fn reader(&self) -> Reader<'_> {
-        Reader {
+    fn loader(&mut self) -> Loader<'_> {
+        Loader {
             store: &*self.store,
+            cache: &mut *self.cache,
             layout: self.layout,
             tdef_page: self.tdef_page,
-            root: self.root,
         }
     }
 
-    fn write(&mut self, node: &Node) -> Result<(), IndexWriteError> {
-        let bytes = encode(self.layout, self.tdef_page, node)?;
-        self.store.write(node.number, &bytes)?;
+    fn descend(&mut self, key: &[u8], bm: Bookmark) -> Result<Vec<(u32, usize)>, IndexWriteError> {
+        let root = self.root;
+        self.loader().descend(root, key, bm)
+    }
+
+    /// Page `n` (decoded into the cache first if needed), for changing.
+    /// The caller marks what it changed.
+    fn node_mut(&mut self, n: u32) -> Result<&mut Node, IndexWriteError> {
+        self.loader().ensure(n, 0)?;
+        self.cache
+            .nodes
+            .get_mut(&n)
+            .map(|c| &mut c.node)
+            .ok_or(IndexWriteError::BadTree {
+                page: n,
+                what: "page missing from the cache",
+            })
+    }
+
+    /// Takes page `n` out of the cache (decoding it if needed), with what
+    /// it holds unwritten.
+    fn take(&mut self, n: u32) -> Result<(Node, Dirt), IndexWriteError> {
+        self.loader().ensure(n, 0)?;
+        self.cache
+            .nodes
+            .remove(&n)
+            .map(|c| (c.node, c.dirt))
+            .ok_or(IndexWriteError::BadTree {
+                page: n,
+                what: "page missing from the cache",
+            })
+    }
+
+    /// Writes the held changes of page `n` into the store now.
+    fn write_back_page(&mut self, n: u32) -> Result<(), IndexWriteError> {
+        if let Some(c) = self.cache.nodes.get_mut(&n) {
+            write_back(self.store, self.layout, c)?;
+        }
+        Ok(())
+    }
+
+    /// Holds `node` as the new contents of its page; the caller checked
+    /// that it fits.
+    fn put(&mut self, node: Node) {
+        self.cache.nodes.insert(
+            node.number,
+            Cached {
+                node,
+                tdef_page: self.tdef_page,
+                dirt: Dirt::Entries,
+            },
+        );
+    }
+
+    /// Holds `node` as the new contents of its page, refusing it when it
+    /// does not fit a page.
+    fn write(&mut self, node: Node) -> Result<(), IndexWriteError> {
+        let (items, _) = written(&node);
+        let used = written_len(self.layout, items, node.leaf);
+        let max = entry_area_len(self.layout);
+        if used > max {
+            return Err(IndexWriteError::EntryTooLarge { len: used, max });
+        }
+        self.put(node);
         Ok(())
     }
 
@@ -401,17 +796,19 @@ impl Tree<'_> {
         if n == 0 {
             return Ok(());
         }
-        let bytes = self.store.read(n)?;
-        // decode to check it is one of ours before touching it
-        decode_index_page(&bytes, self.layout, n, self.tdef_page)?;
-        let mut b = bytes.to_vec();
-        let o = if prev {
-            self.layout.index_prev
-        } else {
-            self.layout.index_next
+        self.loader().ensure(n, 0)?;
+        let Some(c) = self.cache.nodes.get_mut(&n) else {
+            return Err(IndexWriteError::BadTree {
+                page: n,
+                what: "page missing from the cache",
+            });
         };
-        b[o..o + 4].copy_from_slice(&to.to_le_bytes());
-        self.store.write(n, &b)?;
+        if prev {
+            c.node.prev = to;
+        } else {
+            c.node.next = to;
+        }
+        c.dirt = c.dirt.max(Dirt::Links);
         Ok(())
     }
 
@@ -434,25 +831,20 @@ impl Tree<'_> {
         Ok(n)
     }
 
-    /// Splits `node`'s items into pieces that each fit a page (by bytes,
-    /// halves first).
-    fn split_items(&self, node: &Node) -> Vec<Vec<Item>> {
-        let mut pieces = vec![node.items.clone()];
+    /// Splits `items` into pieces that each fit a page (by bytes, halves
+    /// first).
+    fn split_items(&self, leaf: bool, items: Vec<Item>) -> Vec<Vec<Item>> {
+        let mut pieces = vec![items];
         loop {
             let mut changed = false;
             let mut next = Vec::new();
             for p in pieces {
-                let probe = Node {
-                    number: 0,
-                    leaf: node.leaf,
-                    prev: 0,
-                    next: 0,
-                    items: p.clone(),
-                };
-                if p.len() > 1 && !fits(self.layout, &probe) {
-                    let (a, b) = p.split_at(p.len().div_ceil(2));
-                    next.push(a.to_vec());
-                    next.push(b.to_vec());
+                if p.len() > 1 && !fits_items(self.layout, leaf, &p) {
+                    let b = p[p.len().div_ceil(2)..].to_vec();
+                    let mut a = p;
+                    a.truncate(a.len() - b.len());
+                    next.push(a);
+                    next.push(b);
                     changed = true;
                 } else {
                     next.push(p);
@@ -468,18 +860,35 @@ impl Tree<'_> {
     /// Writes the pages of the path bottom-up after the leaf changed:
     /// splits pages that overflow, frees non-root pages that became empty,
     /// and refreshes every separator on the path.
-    fn settle(&mut self, mut path: Vec<(Node, usize)>) -> Result<(), IndexWriteError> {
+    fn settle(&mut self, mut path: Vec<(u32, usize)>) -> Result<(), IndexWriteError> {
         // replacement items for the child slot of the level above
         let mut replacement: Option<Vec<Item>> = None;
         // levels above the leaves: from 2 on, a node's children are nodes
         let mut level = 0usize;
-        while let Some((mut node, slot)) = path.pop() {
+        while let Some((n, slot)) = path.pop() {
             level += 1;
             let children_are_nodes = level > 2;
+            let is_root = n == self.root;
             if let Some(items) = replacement.take() {
-                node.items.splice(slot..=slot, items);
+                if items.is_empty() && !is_root {
+                    let node = self.node_mut(n)?;
+                    if node.items.len() == 1 {
+                        // about to be freed: its last state reaches the
+                        // store first, as it would have without the cache
+                        self.write_back_page(n)?;
+                    }
+                }
+                let node = self.node_mut(n)?;
+                if slot < node.items.len() {
+                    node.items.splice(slot..=slot, items);
+                } else {
+                    return Err(IndexWriteError::BadTree {
+                        page: n,
+                        what: "child slot beyond the page's entries",
+                    });
+                }
             }
-            let is_root = node.number == self.root;
+            let (mut node, _) = self.take(n)?;
             if node.items.is_empty() && !is_root {
                 // unlink and free
                 self.set_link(node.prev, false, node.next)?;
@@ -493,15 +902,15 @@ impl Tree<'_> {
                 node.leaf = true;
                 node.prev = 0;
                 node.next = 0;
-                self.write(&node)?;
+                self.put(node);
                 continue;
             }
             if fits(self.layout, &node) {
-                self.write(&node)?;
-                replacement = Some(vec![self.summary(&node)]);
+                replacement = Some(vec![summary(&node)]);
+                self.put(node);
                 continue;
             }
-            let mut pieces = self.split_items(&node);
+            let pieces = self.split_items(node.leaf, std::mem::take(&mut node.items));
             if children_are_nodes {
                 self.separate(&pieces)?;
             }
@@ -520,8 +929,8 @@ impl Tree<'_> {
                         next: numbers.get(i + 1).copied().unwrap_or(0),
                         items,
                     };
-                    self.write(&piece)?;
-                    children.push(self.summary(&piece));
+                    children.push(summary(&piece));
+                    self.write(piece)?;
                 }
                 let root = Node {
                     number: self.root,
@@ -530,21 +939,18 @@ impl Tree<'_> {
                     next: 0,
                     items: children,
                 };
-                self.write(&root)?;
+                self.write(root)?;
                 continue;
             }
             // the last piece keeps this page; the others go to new pages
             // linked in before it
-            let last = pieces.pop().unwrap_or_default();
             let mut numbers = Vec::with_capacity(pieces.len());
-            for _ in 0..pieces.len() {
+            for _ in 1..pieces.len() {
                 numbers.push(self.alloc()?);
             }
             numbers.push(node.number);
-            let mut all = pieces;
-            all.push(last);
-            let mut out = Vec::with_capacity(all.len());
-            for (i, items) in all.into_iter().enumerate() {
+            let mut out = Vec::with_capacity(pieces.len());
+            for (i, items) in pieces.into_iter().enumerate() {
                 let piece = Node {
                     number: numbers[i],
                     leaf: node.leaf,
@@ -552,27 +958,29 @@ impl Tree<'_> {
                     next: numbers.get(i + 1).copied().unwrap_or(node.next),
                     items,
                 };
-                self.write(&piece)?;
-                out.push(self.summary(&piece));
+                out.push(summary(&piece));
+                self.write(piece)?;
             }
             self.set_link(node.prev, false, numbers[0])?;
             replacement = Some(out);
         }
         Ok(())
     }
+}
 
-    /// The parent item of a written page: its last entry and its number.
-    fn summary(&self, node: &Node) -> Item {
-        let last = node.items.last().cloned().unwrap_or(Item {
-            key: Vec::new(),
-            bookmark: Bookmark { page: 0, row: 0 },
-            child: 0,
-        });
-        Item {
-            key: last.key,
+/// The parent item of a written page: its last entry and its number.
+fn summary(node: &Node) -> Item {
+    match node.items.last() {
+        Some(last) => Item {
+            key: last.key.clone(),
             bookmark: last.bookmark,
             child: node.number,
-        }
+        },
+        None => Item {
+            key: Key::new(&[]),
+            bookmark: Bookmark { page: 0, row: 0 },
+            child: node.number,
+        },
     }
 }
 
@@ -582,7 +990,8 @@ impl Tree<'_> {
 /// bookmark. Splits pages that overflow (new pages from
 /// [`PageStore::append`], returned in [`IndexPages::allocated`]); the root
 /// keeps its page number. Inserting an entry that is already present adds
-/// a second copy; callers insert each row once.
+/// a second copy; callers insert each row once. The pages are written
+/// before it returns (a [`NodeCache`] holds them across many changes).
 pub fn insert_entry(
     store: &mut dyn PageStore,
     layout: &Layout,
@@ -592,40 +1001,18 @@ pub fn insert_entry(
     page: u32,
     row: u8,
 ) -> Result<IndexPages, IndexWriteError> {
-    admit(layout, key, page)?;
-    let bm = Bookmark { page, row };
-    let mut tree = Tree {
-        store,
-        layout,
-        tdef_page,
-        root,
-        pages: IndexPages::default(),
-    };
-    let mut path = tree.reader().descend(key, bm)?;
-    if let Some((leaf, _)) = path.last_mut() {
-        let pos = leaf
-            .items
-            .iter()
-            .position(|it| it.cmp_to(key, bm) == Ordering::Greater)
-            .unwrap_or(leaf.items.len());
-        leaf.items.insert(
-            pos,
-            Item {
-                key: key.to_vec(),
-                bookmark: bm,
-                child: 0,
-            },
-        );
-    }
-    tree.settle(path)?;
-    Ok(tree.pages)
+    let mut cache = NodeCache::new();
+    let pages = cache.insert_entry(store, layout, root, tdef_page, key, page, row)?;
+    cache.flush(store, layout)?;
+    Ok(pages)
 }
 
 /// Removes the entry (`key`, bookmark `page`:`row`) from the index rooted
 /// at `root`. A non-root page left empty is unlinked from its siblings,
 /// dropped from its parent and reported in [`IndexPages::freed`]; a root
 /// left without entries becomes an empty leaf. Refuses
-/// ([`IndexWriteError::NotFound`]) when no such entry exists.
+/// ([`IndexWriteError::NotFound`]) when no such entry exists. The pages are
+/// written before it returns.
 pub fn delete_entry(
     store: &mut dyn PageStore,
     layout: &Layout,
@@ -635,28 +1022,10 @@ pub fn delete_entry(
     page: u32,
     row: u8,
 ) -> Result<IndexPages, IndexWriteError> {
-    let bm = Bookmark { page, row };
-    let mut tree = Tree {
-        store,
-        layout,
-        tdef_page,
-        root,
-        pages: IndexPages::default(),
-    };
-    let mut path = tree.reader().descend(key, bm)?;
-    let found = path.last_mut().and_then(|(leaf, _)| {
-        let pos = leaf
-            .items
-            .iter()
-            .position(|it| it.cmp_to(key, bm) == Ordering::Equal)?;
-        leaf.items.remove(pos);
-        Some(())
-    });
-    if found.is_none() {
-        return Err(IndexWriteError::NotFound { root, page, row });
-    }
-    tree.settle(path)?;
-    Ok(tree.pages)
+    let mut cache = NodeCache::new();
+    let pages = cache.delete_entry(store, layout, root, tdef_page, key, page, row)?;
+    cache.flush(store, layout)?;
+    Ok(pages)
 }
 
 /// Whether the index rooted at `root` holds an entry whose key equals `key`
@@ -671,33 +1040,8 @@ pub fn key_exists(
     tdef_page: u32,
     key: &[u8],
 ) -> Result<bool, IndexWriteError> {
-    let reader = Reader {
-        store,
-        layout,
-        tdef_page,
-        root,
-    };
-    let first = Bookmark { page: 0, row: 0 };
-    let path = reader.descend(key, first)?;
-    let Some((mut leaf, _)) = path.into_iter().last() else {
-        return Ok(false);
-    };
-    let mut seen = std::collections::HashSet::from([leaf.number]);
-    loop {
-        for it in &leaf.items {
-            match it.key.as_slice().cmp(key) {
-                Ordering::Less => {}
-                Ordering::Equal => return Ok(true),
-                Ordering::Greater => return Ok(false),
-            }
-        }
-        if leaf.next == 0 || !seen.insert(leaf.next) {
-            return Ok(false);
-        }
-        leaf = reader.read(leaf.next)?;
-    }
+    NodeCache::new().key_exists(store, layout, root, tdef_page, key)
 }
-
 /// Builds an index bottom-up from `entries` (key, bookmark), which must be
 /// in index order without repeats (refused otherwise): full leaves, then
 /// node levels, each level linked prev/next, until one page is left; that
@@ -719,8 +1063,10 @@ pub fn build_index(
     for (k, bm) in entries {
         admit(layout, k, bm.page)?;
     }
+    let mut cache = NodeCache::new();
     let mut tree = Tree {
-        store,
+        store: &mut *store,
+        cache: &mut cache,
         layout,
         tdef_page,
         root: 0,
@@ -729,7 +1075,7 @@ pub fn build_index(
     let mut level: Vec<Item> = entries
         .iter()
         .map(|(k, bm)| Item {
-            key: k.clone(),
+            key: Key::new(k),
             bookmark: *bm,
             child: 0,
         })
@@ -743,14 +1089,7 @@ pub fn build_index(
         let mut cur: Vec<Item> = Vec::new();
         for it in level {
             cur.push(it);
-            let probe = Node {
-                number: 0,
-                leaf,
-                prev: 0,
-                next: 0,
-                items: cur.clone(),
-            };
-            if cur.len() > 1 && !fits(layout, &probe) {
+            if cur.len() > 1 && !fits_items(layout, leaf, &cur) {
                 let last = cur.pop();
                 groups.push(std::mem::take(&mut cur));
                 cur.extend(last);
@@ -776,11 +1115,13 @@ pub fn build_index(
                 next: numbers.get(i + 1).copied().unwrap_or(0),
                 items,
             };
-            tree.write(&node)?;
-            up.push(tree.summary(&node));
+            up.push(summary(&node));
+            tree.write(node)?;
         }
         if single {
-            return Ok((numbers[0], tree.pages));
+            let pages = std::mem::take(&mut tree.pages);
+            cache.flush(store, layout)?;
+            return Ok((numbers[0], pages));
         }
         level = up;
         children_are_nodes = !leaf;

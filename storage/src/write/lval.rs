@@ -44,13 +44,13 @@ pub fn edit_page<T>(
     layout: &Layout,
     free: u32,
     n: u32,
-    f: impl FnOnce(&mut Vec<u8>) -> T,
+    f: impl FnOnce(&mut [u8]) -> T,
 ) -> WResult<T> {
-    let mut p = ov.read_vec(n)?;
-    let before = has_room(layout, &p);
-    let out = f(&mut p);
-    let after = has_room(layout, &p);
-    ov.write(n, &p)?;
+    let (before, out, after) = ov.edit(n, |p| {
+        let before = has_room(layout, p);
+        let out = f(p);
+        (before, out, has_room(layout, p))
+    })?;
     if before != after {
         alloc::set_member(ov, layout, free, n, after)?;
     }

@@ -11,27 +11,51 @@
 //!   Keys of rows whose key columns are all NULL are exempt, as in Access;
 //! - an index flagged "ignore nulls" holds no entry for a row whose key
 //!   columns are all NULL.
+//!
+//! The pages of the trees are held decoded in a [`NodeCache`] for the
+//! length of a transaction and written by [`IndexMaintainer::flush`] (the
+//! transaction calls it before it commits and before schema changes), or
+//! earlier when more than [`CACHE_PAGES`] pages are held.
 
 use super::tdef as wtdef;
 use super::{IndexMaintainer, IndexPages, WResult, WriteError};
 use crate::format::JetVersion;
 use crate::image::PageStore;
 use crate::index_key::encode_key;
-use crate::index_write::{self, IndexWriteError};
+use crate::index_write::{IndexWriteError, NodeCache};
 use crate::scan::OwnedField;
 use crate::tdef::{RealIndex, TableDef};
 
+/// Index pages held decoded before the maintainer writes them all and
+/// starts afresh: bounds the memory of one transaction (a decoded page
+/// takes a few times its size; 4,096 pages of 4 KB are some tens of MB)
+/// while holding every leaf of a million-row index on a Long column.
+pub const CACHE_PAGES: usize = 4096;
+
 /// Keeps real indexes exact through `index_write` (installed by default on
 /// every [`Writer`](super::Writer)).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub struct BTreeMaintainer {
     version: JetVersion,
+    cache: NodeCache,
 }
 
 impl BTreeMaintainer {
-    /// A maintainer for databases of `version`.
+    /// A maintainer for databases of `version`, holding no pages.
     pub fn new(version: JetVersion) -> BTreeMaintainer {
-        BTreeMaintainer { version }
+        BTreeMaintainer {
+            version,
+            cache: NodeCache::new(),
+        }
+    }
+
+    /// Writes the held pages and forgets them once more than
+    /// [`CACHE_PAGES`] are held.
+    fn bound(&mut self, store: &mut dyn PageStore) -> WResult<()> {
+        if self.cache.len() > CACHE_PAGES {
+            self.flush(store)?;
+        }
+        Ok(())
     }
 
     /// The key an all-NULL row has in `index`.
@@ -59,7 +83,7 @@ fn index_err(table: &TableDef, index: &RealIndex, e: IndexWriteError) -> WriteEr
     }
 }
 
-fn pages(p: index_write::IndexPages) -> IndexPages {
+fn pages(p: crate::index_write::IndexPages) -> IndexPages {
     IndexPages {
         allocated: p.allocated,
         freed: p.freed,
@@ -82,7 +106,9 @@ impl IndexMaintainer for BTreeMaintainer {
         let layout = self.version.layout();
         if index.flags & wtdef::INDEX_UNIQUE != 0
             && self.null_key(table, index)? != key
-            && index_write::key_exists(store, layout, index.root_page, table.page, key)
+            && self
+                .cache
+                .key_exists(store, layout, index.root_page, table.page, key)
                 .map_err(|e| index_err(table, index, e))?
         {
             let columns: Vec<String> = index
@@ -99,9 +125,13 @@ impl IndexMaintainer for BTreeMaintainer {
                 ),
             });
         }
-        index_write::insert_entry(store, layout, index.root_page, table.page, key, page, row)
+        let out = self
+            .cache
+            .insert_entry(store, layout, index.root_page, table.page, key, page, row)
             .map(pages)
-            .map_err(|e| index_err(table, index, e))
+            .map_err(|e| index_err(table, index, e))?;
+        self.bound(store)?;
+        Ok(out)
     }
 
     fn delete(
@@ -117,8 +147,25 @@ impl IndexMaintainer for BTreeMaintainer {
             return Ok(IndexPages::default());
         }
         let layout = self.version.layout();
-        index_write::delete_entry(store, layout, index.root_page, table.page, key, page, row)
+        let out = self
+            .cache
+            .delete_entry(store, layout, index.root_page, table.page, key, page, row)
             .map(pages)
-            .map_err(|e| index_err(table, index, e))
+            .map_err(|e| index_err(table, index, e))?;
+        self.bound(store)?;
+        Ok(out)
+    }
+
+    fn flush(&mut self, store: &mut dyn PageStore) -> WResult<()> {
+        let r = self.cache.flush(store, self.version.layout());
+        self.cache.clear();
+        r.map_err(|e| WriteError::Index {
+            table: "(the index pages this transaction changed)".into(),
+            why: format!("writing them: {e}"),
+        })
+    }
+
+    fn discard(&mut self) {
+        self.cache.clear();
     }
 }

@@ -234,6 +234,17 @@ pub trait IndexMaintainer: Send {
         page: u32,
         row: u8,
     ) -> WResult<IndexPages>;
+    /// Writes into `store` every index page change the maintainer still
+    /// holds in memory, then holds nothing. The transaction calls it before
+    /// it commits and before any schema change; afterwards the index pages
+    /// in `store` are exact. The default holds nothing and writes nothing.
+    fn flush(&mut self, store: &mut dyn PageStore) -> WResult<()> {
+        let _ = store;
+        Ok(())
+    }
+    /// Forgets every page held in memory without writing it (a transaction
+    /// starts, or was abandoned).
+    fn discard(&mut self) {}
 }
 
 #[cfg(test)]

@@ -97,6 +97,29 @@ impl PageOverlay {
     pub fn read_vec(&self, n: u32) -> Result<Vec<u8>, FormatError> {
         Ok(self.read_page(n)?.to_vec())
     }
+
+    /// Changes page `n` through `f` and keeps the result as the page's
+    /// bytes (it counts as written, as [`PageStore::write`] of the same
+    /// bytes would). The page is changed in place when the transaction
+    /// holds its only copy, else `f` works on a copy of its current bytes;
+    /// O is never modified.
+    pub fn edit<T>(&mut self, n: u32, f: impl FnOnce(&mut [u8]) -> T) -> Result<T, FormatError> {
+        if n >= self.pages {
+            return Err(FormatError::PageOutOfRange {
+                page: n,
+                pages: self.pages,
+            });
+        }
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        let page = match self.dirty.entry(n) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                let base = self.base.read_page(n)?;
+                e.insert(Arc::from(&base[..]))
+            }
+        };
+        Ok(f(Arc::make_mut(page)))
+    }
 }
 
 impl PageSource for PageOverlay {
@@ -172,5 +195,24 @@ mod tests {
         let c = o.into_changes().unwrap();
         assert_eq!(c.new_pages, 3);
         assert_eq!(c.pages.keys().copied().collect::<Vec<_>>(), vec![1, 2]);
+    }
+
+    #[test]
+    fn edits_change_the_overlay_never_the_base_nor_a_page_handed_out() {
+        let base: Arc<dyn PageSource> = Arc::new(MemPageSource::new(vec![1u8; 8], 4));
+        let mut o = PageOverlay::new(base.clone());
+        let held = o.read(0).unwrap();
+        o.edit(0, |p| p[0] = 7).unwrap();
+        assert_eq!(&*held, &[1, 1, 1, 1], "a page read before keeps its bytes");
+        let before = o.read(0).unwrap();
+        o.edit(0, |p| p[1] = 8).unwrap();
+        assert_eq!(&*before, &[7, 1, 1, 1], "a shared copy is not changed");
+        o.edit(0, |p| p[2] = 9).unwrap();
+        assert_eq!(&*o.read(0).unwrap(), &[7, 8, 9, 1]);
+        assert_eq!(&*base.read_page(0).unwrap(), &[1, 1, 1, 1]);
+        assert!(o.edit(2, |_| ()).is_err());
+        o.edit(1, |_| ()).unwrap();
+        let c = o.into_changes().unwrap();
+        assert_eq!(c.pages.keys().copied().collect::<Vec<_>>(), vec![0]);
     }
 }

@@ -16,7 +16,7 @@ use crate::index::Bookmark;
 use crate::page::{MemPageSource, PageSource};
 use crate::props::{Property, PropertyMaps};
 use crate::scan::{CrackedRow, OwnedField, RawField};
-use crate::tdef::{self, TableDef};
+use crate::tdef::{self, RealIndex, TableDef};
 use crate::types::JetType;
 use crate::write::overlay::PageOverlay;
 use arrow_array::RecordBatch;
@@ -126,6 +126,9 @@ impl<T: WriteTarget> Writer<T> {
     ) -> crate::Result<R> {
         let base = self.target.source()?;
         let db = Database::from_page_source(base.clone())?;
+        if let Some(m) = self.maintainer.as_deref_mut() {
+            m.discard();
+        }
         let mut tx = Transaction {
             ov: PageOverlay::new(base),
             version: self.version,
@@ -135,8 +138,13 @@ impl<T: WriteTarget> Writer<T> {
             clock: self.clock,
             now: self.now.unwrap_or_else(system_now_micros),
         };
-        let out = f(&mut tx).map_err(write_err)?;
-        let changes = tx.finish().map_err(write_err)?;
+        // `finish` writes the index pages the maintainer holds; an
+        // abandoned transaction's are dropped with the discard below
+        let result = f(&mut tx).and_then(|out| Ok((out, tx.finish()?)));
+        if let Some(m) = self.maintainer.as_deref_mut() {
+            m.discard();
+        }
+        let (out, changes) = result.map_err(write_err)?;
         if !changes.is_empty() {
             self.target.commit(&changes)?;
         }
@@ -198,17 +206,22 @@ impl<'w> Transaction<'w> {
         self.version.layout()
     }
 
-    /// Pages the transaction wrote or appended so far.
+    /// Pages the transaction wrote or appended so far (index pages the
+    /// maintainer still holds count once it writes them, at the latest at
+    /// commit).
     pub fn dirty_pages(&self) -> usize {
         self.ov.dirty_pages()
     }
 
-    /// The pages as the transaction sees them.
+    /// The pages as the transaction sees them. Index pages changed since
+    /// the last schema change may still be held (decoded) by the index
+    /// maintainer: they reach these pages at the latest at commit.
     pub fn pages(&self) -> &PageOverlay {
         &self.ov
     }
 
     pub(crate) fn finish(mut self) -> WResult<ImageChanges> {
+        self.flush_indexes()?;
         let mut states: Vec<&TableState> =
             self.tables.values().filter(|s| s.counters_dirty).collect();
         states.sort_by_key(|s| s.def.page);
@@ -220,6 +233,15 @@ impl<'w> Transaction<'w> {
             wtdef::patch_counters(&mut self.ov, self.version, page, rows, auto)?;
         }
         Ok(self.ov.into_changes()?)
+    }
+
+    /// Writes the index pages the maintainer holds into the overlay (before
+    /// commit and before schema changes, which read or free index pages).
+    fn flush_indexes(&mut self) -> WResult<()> {
+        match self.maintainer.as_deref_mut() {
+            Some(m) => m.flush(&mut self.ov),
+            None => Ok(()),
+        }
     }
 
     fn entry(&self, name: &str) -> Option<&CatalogEntry> {
@@ -304,6 +326,7 @@ impl<'w> Transaction<'w> {
     /// Creates a user table: its TDEF, usage maps, an empty root page per
     /// real index, and its MSysObjects row. Returns the TDEF page.
     pub fn create_table(&mut self, spec: &TableSpec) -> WResult<u32> {
+        self.flush_indexes()?;
         if self.entry(&spec.name).is_some()
             || self
                 .catalog
@@ -472,6 +495,7 @@ impl<'w> Transaction<'w> {
     /// Drops a user table: removes its MSysObjects row. Its pages are no
     /// longer referenced by any table (the file does not shrink).
     pub fn drop_table(&mut self, name: &str) -> WResult<()> {
+        self.flush_indexes()?;
         let (real, page) = match self.entry(name) {
             Some(e) if !e.is_system() => (e.name.clone(), e.tdef_page()),
             Some(e) => {
@@ -541,6 +565,7 @@ impl<'w> Transaction<'w> {
     /// is refused. `Required` and `DefaultValue` go into the table's
     /// property map in MSysObjects.
     pub fn add_column(&mut self, table: &str, col: &ColumnSpec) -> WResult<()> {
+        self.flush_indexes()?;
         let version = self.version;
         let l = self.layout();
         let st = self.state(table)?;
@@ -946,8 +971,10 @@ impl<'w> Transaction<'w> {
             self.state(table)?.hint = hint;
         }
         if let Some(h) = hint {
-            let p = self.ov.read_page(h)?;
-            if data_page::fits_new(l, &p, row.len())
+            // the page is released before it is edited, so the edit can
+            // change the transaction's copy in place
+            let fits = data_page::fits_new(l, &self.ov.read_page(h)?, row.len());
+            if fits
                 && let Some(s) = lval::edit_page(&mut self.ov, l, free, h, |p| {
                     data_page::insert(l, p, row, flags)
                 })?
@@ -968,6 +995,8 @@ impl<'w> Transaction<'w> {
         Ok(Bookmark { page: n, row: s })
     }
 
+    /// Adds (`insert`) or removes the entries of the row at `bm` with
+    /// `fields` in every real index of the table.
     fn index_apply(
         &mut self,
         table: &str,
@@ -977,56 +1006,80 @@ impl<'w> Transaction<'w> {
         insert: bool,
         shown: &[String],
     ) -> WResult<()> {
-        if def.real_indexes.is_empty() {
-            return Ok(());
+        for ri in &def.real_indexes {
+            let key = self.index_key(table, def, ri, fields)?;
+            self.index_entry(table, def, ri, &key, bm, insert, shown)?;
         }
+        Ok(())
+    }
+
+    /// The key of a row with `fields` in index `ri`.
+    fn index_key(
+        &self,
+        table: &str,
+        def: &TableDef,
+        ri: &RealIndex,
+        fields: &[OwnedField],
+    ) -> WResult<Vec<u8>> {
+        crate::index_key::encode_key(&def.columns, &ri.key, fields, self.version).map_err(
+            |source| WriteError::IndexKey {
+                table: table.to_string(),
+                source,
+            },
+        )
+    }
+
+    /// Adds (`insert`) or removes the entry (`key`, `bm`) of index `ri`
+    /// through the maintainer, keeping the index's usage map exact.
+    fn index_entry(
+        &mut self,
+        table: &str,
+        def: &TableDef,
+        ri: &RealIndex,
+        key: &[u8],
+        bm: Bookmark,
+        insert: bool,
+        shown: &[String],
+    ) -> WResult<()> {
         let l = self.layout();
-        let version = self.version;
         let Some(m) = self.maintainer.as_deref_mut() else {
             return Err(WriteError::IndexMaintenanceUnavailable {
                 table: table.to_string(),
                 indexes: def.real_indexes.len(),
             });
         };
-        for ri in &def.real_indexes {
-            let key = crate::index_key::encode_key(&def.columns, &ri.key, fields, version)
-                .map_err(|source| WriteError::IndexKey {
-                    table: table.to_string(),
-                    source,
-                })?;
-            let pages: IndexPages = if insert {
-                m.insert(&mut self.ov, def, ri, &key, bm.page, bm.row)
-            } else {
-                m.delete(&mut self.ov, def, ri, &key, bm.page, bm.row)
-            }
-            .map_err(|e| match e {
-                WriteError::Index { mut why, .. } => {
-                    // name the refused key's values (`shown` holds the row's
-                    // values as given, per column)
-                    let values: Vec<String> = ri
-                        .key
-                        .iter()
-                        .filter_map(|(n, _)| {
-                            let i = def.columns.iter().position(|c| c.col_num == *n)?;
-                            Some(format!("{} = {}", def.columns[i].name, shown.get(i)?))
-                        })
-                        .collect();
-                    if !values.is_empty() {
-                        why.push_str(&format!(" (key {})", values.join(", ")));
-                    }
-                    WriteError::Index {
-                        table: table.to_string(),
-                        why,
-                    }
+        let pages: IndexPages = if insert {
+            m.insert(&mut self.ov, def, ri, key, bm.page, bm.row)
+        } else {
+            m.delete(&mut self.ov, def, ri, key, bm.page, bm.row)
+        }
+        .map_err(|e| match e {
+            WriteError::Index { mut why, .. } => {
+                // name the refused key's values (`shown` holds the row's
+                // values as given, per column)
+                let values: Vec<String> = ri
+                    .key
+                    .iter()
+                    .filter_map(|(n, _)| {
+                        let i = def.columns.iter().position(|c| c.col_num == *n)?;
+                        Some(format!("{} = {}", def.columns[i].name, shown.get(i)?))
+                    })
+                    .collect();
+                if !values.is_empty() {
+                    why.push_str(&format!(" (key {})", values.join(", ")));
                 }
-                e => e,
-            })?;
-            for p in pages.allocated {
-                alloc::set_member(&mut self.ov, l, ri.usage_map, p, true)?;
+                WriteError::Index {
+                    table: table.to_string(),
+                    why,
+                }
             }
-            for p in pages.freed {
-                alloc::set_member(&mut self.ov, l, ri.usage_map, p, false)?;
-            }
+            e => e,
+        })?;
+        for p in pages.allocated {
+            alloc::set_member(&mut self.ov, l, ri.usage_map, p, true)?;
+        }
+        for p in pages.freed {
+            alloc::set_member(&mut self.ov, l, ri.usage_map, p, false)?;
         }
         Ok(())
     }
@@ -1266,21 +1319,30 @@ impl<'w> Transaction<'w> {
                 max,
             });
         }
-        if changed.iter().zip(&def.columns).any(|(ch, c)| {
-            *ch && def
-                .real_indexes
-                .iter()
-                .any(|ri| ri.key.iter().any(|(k, _)| *k == c.col_num))
-        }) {
-            self.index_apply(table, def, &old, bm, false, &[])?;
-            let shown: Vec<String> = cells
-                .iter()
-                .map(|c| {
-                    c.as_ref()
-                        .map_or("(unchanged)".to_string(), Cell::to_string)
-                })
-                .collect();
-            self.index_apply(table, def, &fields, bm, true, &shown)?;
+        // entries move only in the indexes whose key changed
+        let shown: Vec<String> = cells
+            .iter()
+            .map(|c| {
+                c.as_ref()
+                    .map_or("(unchanged)".to_string(), Cell::to_string)
+            })
+            .collect();
+        for ri in &def.real_indexes {
+            let touched = ri.key.iter().any(|(k, _)| {
+                def.columns
+                    .iter()
+                    .zip(&changed)
+                    .any(|(c, ch)| *ch && c.col_num == *k)
+            });
+            if !touched {
+                continue;
+            }
+            let was = self.index_key(table, def, ri, &old)?;
+            let now = self.index_key(table, def, ri, &fields)?;
+            if was != now {
+                self.index_entry(table, def, ri, &was, bm, false, &[])?;
+                self.index_entry(table, def, ri, &now, bm, true, &shown)?;
+            }
         }
         self.rewrite_row(table, def, bm, &bytes)
     }

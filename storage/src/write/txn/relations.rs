@@ -139,6 +139,11 @@ impl Transaction<'_> {
                     table: other_name.clone(),
                     source,
                 })?;
+            // the maintainer may hold index pages changed by this
+            // transaction in memory: the B-tree read below needs them
+            if let Some(m) = self.maintainer.as_deref_mut() {
+                m.flush(&mut self.ov)?;
+            }
             let exists = crate::index_write::key_exists(
                 &self.ov,
                 self.version.layout(),
