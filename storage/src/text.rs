@@ -68,7 +68,7 @@ fn ascii_str(bytes: &[u8]) -> &str {
 /// Appends Latin-1 bytes (Jet4 compressed text: each byte is the code
 /// point U+0000..U+00FF) as UTF-8: ASCII runs are copied, the other bytes
 /// become two-byte sequences, in chunks through a stack buffer (no
-/// per-character push).
+/// per-character push, no second UTF-8 validation).
 fn push_latin1(bytes: &[u8], out: &mut String) {
     if bytes.is_ascii() {
         out.push_str(ascii_str(bytes));
@@ -88,12 +88,12 @@ fn push_latin1(bytes: &[u8], out: &mut String) {
                 n += 2;
             }
         }
-        // always valid (each byte became a whole UTF-8 sequence); the
-        // check keeps this safe and costs one pass over ≤ 128 bytes
-        match std::str::from_utf8(&buf[..n]) {
-            Ok(s) => out.push_str(s),
-            Err(_) => out.extend(chunk.iter().map(|&b| char::from(b))),
-        }
+        debug_assert!(std::str::from_utf8(&buf[..n]).is_ok());
+        // SAFETY: `buf[..n]` is a sequence of whole UTF-8 encodings: each
+        // byte below 0x80 was copied as itself (one-byte form), each other
+        // byte b (U+0080..U+00FF) became the two-byte form
+        // 0xC0|b>>6 (0xC2 or 0xC3), 0x80|b&0x3F.
+        out.push_str(unsafe { std::str::from_utf8_unchecked(&buf[..n]) });
     }
 }
 
