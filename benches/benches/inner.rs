@@ -90,6 +90,24 @@ fn text_decode(c: &mut Criterion) {
             out.len()
         })
     });
+    // compressed text with Latin-1 letters (gen_1m's Label/City columns)
+    let mut latin1 = vec![0xFF, 0xFE];
+    latin1.extend(
+        "Größe Übermaß café naïve ÆØÅ Zürich São Paulo"
+            .chars()
+            .map(|ch| u8::try_from(u32::from(ch)).expect("a Latin-1 letter")),
+    );
+    g.bench_function("ucs2_compressed_latin1", |b| {
+        b.iter(|| {
+            out.clear();
+            jet_storage::text::decode_ucs2(black_box(&latin1), &mut out);
+            out.len()
+        })
+    });
+    // the borrowed path the scan takes first for every Jet4 text value
+    g.bench_function("compressed_ascii_borrow", |b| {
+        b.iter(|| jet_storage::text::compressed_ascii(black_box(&compressed)).map(str::len))
+    });
     g.bench_function("ucs2_plain_ascii", |b| {
         b.iter(|| {
             out.clear();

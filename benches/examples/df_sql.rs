@@ -20,11 +20,13 @@
 //! index of the first table, then run the SQL if any).
 //!
 //! Prints one line on standard output:
-//! `rows=<n> secs=<median> min=<s> exec=<median> pages_read=<n> digest=<hex>`
+//! `rows=<n> secs=<median> min=<s> exec=<median> pages_read=<n> index_pages_read=<n> digest=<hex>`
 //! where `secs` covers planning and execution (not opening the file),
 //! `exec` execution alone (the physical plan already built),
 //! results are streamed (never collected unless small), `pages_read` sums
-//! the Jet plans' `pages_read` metrics of the last run, and `digest` is a
+//! the Jet plans' `pages_read` metrics of the last run (every page: index,
+//! data, TDEF), `index_pages_read` their `index_pages_read` metrics (the
+//! B-tree pages among them), and `digest` is a
 //! hash of the sorted formatted rows when there are at most 10,000 of them
 //! (so the two sources can be checked to agree).
 
@@ -103,14 +105,18 @@ fn parse() -> std::result::Result<Args, String> {
     Ok(a)
 }
 
-/// Sum of the `pages_read` metrics over the plan tree.
-fn pages_read(plan: &Arc<dyn ExecutionPlan>) -> usize {
+/// Sum of the metrics called `name` over the plan tree.
+fn metric_sum(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
     let own = plan
         .metrics()
-        .and_then(|m| m.sum_by_name("pages_read"))
+        .and_then(|m| m.sum_by_name(name))
         .map(|v| v.as_usize())
         .unwrap_or(0);
-    own + plan.children().iter().map(|c| pages_read(c)).sum::<usize>()
+    own + plan
+        .children()
+        .iter()
+        .map(|c| metric_sum(c, name))
+        .sum::<usize>()
 }
 
 fn rows_text(batches: &[RecordBatch]) -> Result<Vec<String>> {
@@ -153,6 +159,7 @@ struct Run {
     /// Execution alone (after planning).
     exec: f64,
     pages: usize,
+    index_pages: usize,
     kept: Vec<RecordBatch>,
 }
 
@@ -177,7 +184,8 @@ async fn run_once(ctx: &SessionContext, sql: &str) -> Result<Run> {
         rows,
         secs,
         exec: planned.elapsed().as_secs_f64(),
-        pages: pages_read(&plan),
+        pages: metric_sum(&plan, "pages_read"),
+        index_pages: metric_sum(&plan, "index_pages_read"),
         kept,
     })
 }
@@ -270,8 +278,8 @@ async fn main_async(a: Args) -> Result<()> {
         "-".into()
     };
     println!(
-        "rows={} secs={median:.9} min={:.9} exec={exec:.9} pages_read={} digest={digest}",
-        last.rows, times[0], last.pages
+        "rows={} secs={median:.9} min={:.9} exec={exec:.9} pages_read={} index_pages_read={} digest={digest}",
+        last.rows, times[0], last.pages, last.index_pages
     );
     Ok(())
 }

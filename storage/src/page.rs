@@ -134,14 +134,23 @@ impl FilePageSource {
         })
     }
 
+    /// Reads page `n` straight into the shared buffer it is returned in
+    /// (one allocation, no copy from a scratch vector).
     fn read_uncached(&self, n: u32) -> Result<Page, FormatError> {
-        let mut buf = vec![0u8; self.page_size];
+        let mut page: Page = std::iter::repeat_n(0u8, self.page_size).collect();
         let offset = n as u64 * self.page_size as u64;
-        read_exact_at(&self.file, &mut buf, offset).map_err(|source| FormatError::Io {
+        let io = |source| FormatError::Io {
             path: self.path.clone(),
             source,
+        };
+        // the Arc was just created: this is its only reference
+        let buf = Arc::get_mut(&mut page).ok_or_else(|| {
+            io(std::io::Error::other(
+                "freshly allocated page buffer is shared",
+            ))
         })?;
-        Ok(Arc::from(buf))
+        read_exact_at(&self.file, buf, offset).map_err(io)?;
+        Ok(page)
     }
 }
 

@@ -17,11 +17,8 @@ pub fn decode_ucs2(bytes: &[u8], out: &mut String) {
         let mut compressed = true;
         for seg in bytes[2..].split(|&b| b == 0) {
             if compressed {
-                // one-byte mode: Latin-1 code points; ASCII copies as is
-                match std::str::from_utf8(seg) {
-                    Ok(ascii) if seg.is_ascii() => out.push_str(ascii),
-                    _ => out.extend(seg.iter().map(|&b| char::from(b))),
-                }
+                // one-byte mode: Latin-1 code points
+                push_latin1(seg, out);
             } else {
                 push_utf16le(seg, out);
             }
@@ -38,10 +35,15 @@ pub fn decode_ucs2(bytes: &[u8], out: &mut String) {
 /// value.
 pub fn compressed_ascii(bytes: &[u8]) -> Option<&str> {
     let rest = bytes.strip_prefix(&COMPRESSION_HEADER)?;
-    if rest.iter().any(|&b| b == 0 || b >= 0x80) {
+    // one pass without early exit (values are short; it vectorises): every
+    // byte in 0x01..=0x7F
+    let outside = rest
+        .iter()
+        .fold(0u8, |acc, &b| acc | u8::from(b.wrapping_sub(1) >= 0x7F));
+    if outside != 0 {
         return None;
     }
-    std::str::from_utf8(rest).ok()
+    Some(ascii_str(rest))
 }
 
 /// The text of Jet3 code-page bytes that are pure ASCII, borrowed from
@@ -51,7 +53,48 @@ pub fn codepage_ascii(bytes: &[u8]) -> Option<&str> {
     if !bytes.is_ascii() {
         return None;
     }
-    std::str::from_utf8(bytes).ok()
+    Some(ascii_str(bytes))
+}
+
+/// `bytes`, already checked to be ASCII, as text, without validating
+/// them a second time.
+fn ascii_str(bytes: &[u8]) -> &str {
+    debug_assert!(bytes.is_ascii());
+    // SAFETY: both callers return early unless every byte is below 0x80,
+    // and a sequence of ASCII bytes is valid UTF-8.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
+}
+
+/// Appends Latin-1 bytes (Jet4 compressed text: each byte is the code
+/// point U+0000..U+00FF) as UTF-8: ASCII runs are copied, the other bytes
+/// become two-byte sequences, in chunks through a stack buffer (no
+/// per-character push, no second UTF-8 validation).
+fn push_latin1(bytes: &[u8], out: &mut String) {
+    if bytes.is_ascii() {
+        out.push_str(ascii_str(bytes));
+        return;
+    }
+    out.reserve(bytes.len() * 2);
+    let mut buf = [0u8; 128];
+    for chunk in bytes.chunks(64) {
+        let mut n = 0;
+        for &b in chunk {
+            if b < 0x80 {
+                buf[n] = b;
+                n += 1;
+            } else {
+                buf[n] = 0xC0 | (b >> 6);
+                buf[n + 1] = 0x80 | (b & 0x3F);
+                n += 2;
+            }
+        }
+        debug_assert!(std::str::from_utf8(&buf[..n]).is_ok());
+        // SAFETY: `buf[..n]` is a sequence of whole UTF-8 encodings: each
+        // byte below 0x80 was copied as itself (one-byte form), each other
+        // byte b (U+0080..U+00FF) became the two-byte form
+        // 0xC0|b>>6 (0xC2 or 0xC3), 0x80|b&0x3F.
+        out.push_str(unsafe { std::str::from_utf8_unchecked(&buf[..n]) });
+    }
 }
 
 fn push_utf16le(bytes: &[u8], out: &mut String) {
@@ -145,6 +188,31 @@ mod tests {
         }
         assert_eq!(codepage_ascii(b"plain"), Some("plain"));
         assert_eq!(codepage_ascii(&[b'U', 0xE4]), None);
+    }
+
+    /// Compressed (Latin-1) text: every byte value, at every position of
+    /// values shorter and longer than one 64-byte chunk, decodes to the
+    /// code point of the byte; the borrowed ASCII path answers exactly for
+    /// bytes 0x01..=0x7F.
+    #[test]
+    fn latin1_and_ascii_every_byte() {
+        for len in [1usize, 2, 63, 64, 65, 130] {
+            for b in 1..=255u8 {
+                for at in [0, len / 2, len - 1] {
+                    let mut v = vec![b'a'; len];
+                    v[at] = b;
+                    let mut bytes = vec![0xFF, 0xFE];
+                    bytes.extend(&v);
+                    let want: String = v.iter().map(|&x| char::from(x)).collect();
+                    assert_eq!(ucs2(&bytes), want, "{len} {b:#x} at {at}");
+                    let borrowed = compressed_ascii(&bytes);
+                    assert_eq!(borrowed.is_some(), b < 0x80, "{b:#x}");
+                    if let Some(a) = borrowed {
+                        assert_eq!(a, want);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
