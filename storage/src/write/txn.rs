@@ -173,6 +173,16 @@ struct TableState {
     counters_dirty: bool,
 }
 
+/// One index entry change.
+#[derive(Clone, Copy)]
+enum Entry<'a> {
+    /// Add the entry; the row's values as given, per column, name a
+    /// refused key in the error.
+    Insert(&'a [String]),
+    /// Remove the entry.
+    Delete,
+}
+
 /// The changes of one transaction, in progress. See [`Writer::transaction`].
 pub struct Transaction<'w> {
     ov: PageOverlay,
@@ -1008,7 +1018,12 @@ impl<'w> Transaction<'w> {
     ) -> WResult<()> {
         for ri in &def.real_indexes {
             let key = self.index_key(table, def, ri, fields)?;
-            self.index_entry(table, def, ri, &key, bm, insert, shown)?;
+            let change = if insert {
+                Entry::Insert(shown)
+            } else {
+                Entry::Delete
+            };
+            self.index_entry(table, def, ri, &key, bm, change)?;
         }
         Ok(())
     }
@@ -1029,7 +1044,7 @@ impl<'w> Transaction<'w> {
         )
     }
 
-    /// Adds (`insert`) or removes the entry (`key`, `bm`) of index `ri`
+    /// Adds or removes (`change`) the entry (`key`, `bm`) of index `ri`
     /// through the maintainer, keeping the index's usage map exact.
     fn index_entry(
         &mut self,
@@ -1038,8 +1053,7 @@ impl<'w> Transaction<'w> {
         ri: &RealIndex,
         key: &[u8],
         bm: Bookmark,
-        insert: bool,
-        shown: &[String],
+        change: Entry<'_>,
     ) -> WResult<()> {
         let l = self.layout();
         let Some(m) = self.maintainer.as_deref_mut() else {
@@ -1048,10 +1062,13 @@ impl<'w> Transaction<'w> {
                 indexes: def.real_indexes.len(),
             });
         };
-        let pages: IndexPages = if insert {
-            m.insert(&mut self.ov, def, ri, key, bm.page, bm.row)
-        } else {
-            m.delete(&mut self.ov, def, ri, key, bm.page, bm.row)
+        let shown = match change {
+            Entry::Insert(shown) => shown,
+            Entry::Delete => &[],
+        };
+        let pages: IndexPages = match change {
+            Entry::Insert(_) => m.insert(&mut self.ov, def, ri, key, bm.page, bm.row),
+            Entry::Delete => m.delete(&mut self.ov, def, ri, key, bm.page, bm.row),
         }
         .map_err(|e| match e {
             WriteError::Index { mut why, .. } => {
@@ -1340,8 +1357,8 @@ impl<'w> Transaction<'w> {
             let was = self.index_key(table, def, ri, &old)?;
             let now = self.index_key(table, def, ri, &fields)?;
             if was != now {
-                self.index_entry(table, def, ri, &was, bm, false, &[])?;
-                self.index_entry(table, def, ri, &now, bm, true, &shown)?;
+                self.index_entry(table, def, ri, &was, bm, Entry::Delete)?;
+                self.index_entry(table, def, ri, &now, bm, Entry::Insert(&shown))?;
             }
         }
         self.rewrite_row(table, def, bm, &bytes)
