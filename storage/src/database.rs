@@ -502,16 +502,7 @@ impl Table {
 
     /// Streams the table as record batches.
     pub fn scan(&self, opts: ScanOptions) -> Result<TableScan> {
-        let pages = self.data_pages()?;
-        let schema = self.projected_schema(opts.projection.as_deref())?;
-        Ok(TableScan::new(
-            self.source.clone(),
-            self.def.clone(),
-            &self.name,
-            schema,
-            pages,
-            &opts,
-        ))
+        self.scan_pages(self.data_pages()?, &opts)
     }
 
     /// A scan of the given data pages (a subset of [`Table::data_pages`], in
