@@ -12,6 +12,7 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
 };
+use futures::StreamExt;
 use jet_storage::index::{Bookmark, KeyMatch};
 use jet_storage::{Database, ScanOptions, Table};
 use std::fmt;
@@ -246,9 +247,25 @@ pub struct IndexSeekExec {
     upper: Bound<Vec<u8>>,
     projection: Option<Vec<usize>>,
     batch_size: usize,
+    /// The filter this seek re-checks itself (over the decoded columns) and
+    /// the output columns; `None`: the decoded rows are the output.
+    recheck: Option<Recheck>,
     schema: SchemaRef,
     props: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
+}
+
+/// What a seek does to the rows it decodes before returning them: keeps
+/// those `predicate` accepts (the pushed filters, re-checked because the
+/// key range is a superset of their matches), then the `output` columns.
+/// Done inside the seek so a point lookup is one plan node: no filter,
+/// projection or repartition above a leaf that returns a handful of rows.
+#[derive(Debug, Clone)]
+pub struct Recheck {
+    /// Over the decoded columns (the seek's projection).
+    pub predicate: Arc<dyn PhysicalExpr>,
+    /// Positions, among the decoded columns, of the columns returned.
+    pub output: Vec<usize>,
 }
 
 impl IndexSeekExec {
@@ -279,10 +296,71 @@ impl IndexSeekExec {
             upper,
             projection,
             batch_size,
+            recheck: None,
             schema,
             props,
             metrics: ExecutionPlanMetricsSet::new(),
         })
+    }
+
+    /// This seek with `recheck` applied to its rows: the output becomes the
+    /// rows the predicate accepts, `recheck.output` columns of them.
+    pub fn with_recheck(mut self, recheck: Recheck) -> Result<Self> {
+        self.schema = Arc::new(self.schema.project(&recheck.output)?);
+        self.props = properties(self.schema.clone(), 1);
+        self.recheck = Some(recheck);
+        Ok(self)
+    }
+
+    /// The filter and output columns the seek applies itself, if any.
+    pub fn recheck(&self) -> Option<&Recheck> {
+        self.recheck.as_ref()
+    }
+
+    /// Table column numbers of the output columns, in output order.
+    pub fn output_columns(&self) -> Vec<usize> {
+        let decoded = match &self.projection {
+            Some(p) => p.clone(),
+            None => (0..self.table.def().columns.len()).collect(),
+        };
+        match &self.recheck {
+            Some(r) => r
+                .output
+                .iter()
+                .filter_map(|&i| decoded.get(i).copied())
+                .collect(),
+            None => decoded,
+        }
+    }
+
+    /// `input` (producing the decoded columns, as this seek decodes them)
+    /// with this seek's re-check on top: a filter and a projection, or
+    /// `input` itself when the seek has none. Used by plans that replace the
+    /// seek's reading but not its predicate (an ordered index walk).
+    pub fn recheck_over(&self, input: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionPlan>> {
+        let Some(r) = &self.recheck else {
+            return Ok(input);
+        };
+        let filtered: Arc<dyn ExecutionPlan> = Arc::new(
+            datafusion::physical_plan::filter::FilterExec::try_new(r.predicate.clone(), input)?,
+        );
+        let schema = filtered.schema();
+        let exprs: Vec<(Arc<dyn PhysicalExpr>, String)> = r
+            .output
+            .iter()
+            .map(|&i| {
+                let name = schema.field(i).name().clone();
+                (
+                    Arc::new(datafusion::physical_expr::expressions::Column::new(
+                        &name, i,
+                    )) as _,
+                    name,
+                )
+            })
+            .collect();
+        Ok(Arc::new(
+            datafusion::physical_plan::projection::ProjectionExec::try_new(exprs, filtered)?,
+        ))
     }
 
     /// The table sought.
@@ -315,7 +393,8 @@ impl IndexSeekExec {
         &self.range
     }
 
-    /// Columns produced (table column numbers), all when `None`.
+    /// Columns decoded (table column numbers), all when `None`; the output
+    /// is these unless the seek has a [`Recheck`].
     pub fn projection(&self) -> Option<&Vec<usize>> {
         self.projection.as_ref()
     }
@@ -346,7 +425,19 @@ impl DisplayAs for IndexSeekExec {
             self.table.name(),
             self.index_name,
             self.range
-        )
+        )?;
+        if let Some(r) = &self.recheck {
+            write!(f, ", filter={}", r.predicate)?;
+        }
+        if self.recheck.is_some() || self.projection.is_some() {
+            let names: Vec<String> = self
+                .output_columns()
+                .iter()
+                .map(|&i| self.table.def().columns[i].name.clone())
+                .collect();
+            write!(f, ", projection={names:?}")?;
+        }
+        Ok(())
     }
 }
 
@@ -362,9 +453,12 @@ impl ExecutionPlan for IndexSeekExec {
     }
     fn apply_expressions(
         &self,
-        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
     ) -> Result<TreeNodeRecursion> {
-        Ok(TreeNodeRecursion::Continue)
+        match &self.recheck {
+            Some(r) => f(&r.predicate),
+            None => Ok(TreeNodeRecursion::Continue),
+        }
     }
     fn with_new_children(
         self: Arc<Self>,
@@ -385,18 +479,33 @@ impl ExecutionPlan for IndexSeekExec {
         let rows = MetricBuilder::new(&self.metrics).global_counter("rows_sought");
         rows.add(marks.len());
         count.add((self.db.pages_read() - before) as usize);
+        // builders sized for the rows sought, not for a full batch: a
+        // point lookup decodes one row
+        let batch_size = self.batch_size.min(marks.len()).max(1);
         let scan = self
             .table
             .fetch(
                 marks,
                 ScanOptions {
                     projection: self.projection.clone(),
-                    batch_size: self.batch_size,
+                    batch_size,
                     ..Default::default()
                 },
             )
             .map_err(to_df)?;
-        Ok(stream_of(self.schema.clone(), scan, Some(count)))
+        let Some(recheck) = self.recheck.clone() else {
+            return Ok(stream_of(self.schema.clone(), scan, Some(count)));
+        };
+        let decoded = stream_of(scan.schema(), scan, Some(count));
+        let checked = decoded.map(move |batch| {
+            let batch = batch?;
+            let kept = datafusion::physical_plan::filter::batch_filter(&batch, &recheck.predicate)?;
+            Ok(kept.project(&recheck.output)?)
+        });
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            checked,
+        )))
     }
     fn metrics(&self) -> Option<MetricsSet> {
         Some(self.metrics.clone_inner())

@@ -34,7 +34,7 @@ mod walk;
 
 pub use catalog::{JetCatalogProvider, JetSchemaProvider, register_jet, register_jet_tables};
 pub use dml::{DmlKind, JetDmlExec, JetHandle, JetSink};
-pub use exec::{IndexSeekExec, JetScanExec};
+pub use exec::{IndexSeekExec, JetScanExec, Recheck};
 pub use ordered::{IndexMinMaxExec, IndexOrderExec};
 pub use rules::{
     JetIndexOrder, JetMinMax, jet_session_state_builder, physical_optimizer_rules, session_context,

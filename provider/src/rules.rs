@@ -81,7 +81,7 @@ fn chain(top: &Arc<dyn ExecutionPlan>, mut columns: Vec<usize>) -> Option<Chain<
             return Some(Chain {
                 keep,
                 leaf: Leaf::Seek(s),
-                filtered,
+                filtered: filtered || s.recheck().is_some(),
                 columns,
             });
         }
@@ -142,17 +142,25 @@ impl JetIndexOrder {
         let Some(ch) = chain(input, cols) else {
             return Ok(None);
         };
-        let (table, db, projection, batch, range, label) = match ch.leaf {
+        // the leaf's output columns (table column numbers) and, for a seek,
+        // the seek itself, whose re-check goes back over the ordered walk
+        let (table, db, projection, batch, range, label, outputs, seek) = match ch.leaf {
             Leaf::Scan(s) => {
                 if !s.index_plans() || s.limit().is_some() {
                     return Ok(None);
                 }
+                let outputs = match s.projection() {
+                    Some(p) => p.clone(),
+                    None => (0..s.table().def().columns.len()).collect(),
+                };
                 (
                     s.table(),
                     s.db(),
                     s.projection(),
                     s.batch_size(),
                     None,
+                    None,
+                    outputs,
                     None,
                 )
             }
@@ -163,12 +171,11 @@ impl JetIndexOrder {
                 s.batch_size(),
                 Some((s.index(), s.lower(), s.upper())),
                 Some(s.range_label().to_string()),
+                s.output_columns(),
+                Some(s),
             ),
         };
-        let table_col = |c: usize| match projection {
-            Some(p) => p.get(c).copied(),
-            None => Some(c),
-        };
+        let table_col = |c: usize| outputs.get(c).copied();
         let Some(keys) = ch
             .columns
             .iter()
@@ -197,6 +204,9 @@ impl JetIndexOrder {
             leaf_fetch,
             batch,
         )?);
+        if let Some(seek) = seek {
+            plan = seek.recheck_over(plan)?;
+        }
         for node in ch.keep.iter().rev() {
             plan = node.clone().replace_children(
                 vec![plan],

@@ -1,7 +1,7 @@
 //! `JetTable`: a Jet table as a DataFusion `TableProvider`.
 
 use crate::dml::{DmlKind, DmlRows, JetDmlExec, JetHandle, JetSink};
-use crate::exec::{IndexSeekExec, JetScanExec};
+use crate::exec::{IndexSeekExec, JetScanExec, Recheck};
 use crate::pushdown::{Constraint, analyze, index_for};
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
@@ -14,8 +14,6 @@ use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::physical_plan::filter::FilterExec;
-use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::union::UnionExec;
 use jet_storage::index_key::{KeyValue, first_column_bounds};
 use jet_storage::{Database, JetVersion, Table};
@@ -471,50 +469,61 @@ impl TableProvider for JetTable {
             ));
         };
         let name = crate::ordered::index_name(&self.table, seek.index);
-        let mut seeks: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
-        for (label, bounds) in seek.ranges {
-            seeks.push(Arc::new(IndexSeekExec::try_new(
-                self.table.clone(),
-                self.db.clone(),
-                seek.index,
-                name.clone(),
-                label,
-                bounds,
-                None,
-                self.options.batch_size,
-            )?));
-        }
-        let full = self.table.schema();
-        let input: Arc<dyn ExecutionPlan> = match seeks.len() {
-            0 => Arc::new(datafusion::physical_plan::empty::EmptyExec::new(
-                full.clone(),
-            )),
-            1 => seeks.pop().expect("one"),
-            _ => UnionExec::try_new(seeks)?,
-        };
-        // re-check every pushed filter: the seek is a superset
+        // the seek decodes the projected columns plus those the re-checked
+        // predicate reads, filters, then returns the projected ones
         let predicate = conjunction(seek.pushed).ok_or_else(|| {
             datafusion::error::DataFusionError::Internal("a seek without filters".into())
         })?;
-        let df_schema = DFSchema::try_from(full.as_ref().clone())?;
-        let physical = state.create_physical_expr(predicate, &df_schema)?;
-        let mut plan: Arc<dyn ExecutionPlan> = Arc::new(FilterExec::try_new(physical, input)?);
-        if let Some(p) = projection {
-            let exprs: Vec<(Arc<dyn datafusion::physical_expr::PhysicalExpr>, String)> = p
-                .iter()
-                .map(|&i| {
-                    let f = full.field(i);
-                    (
-                        Arc::new(datafusion::physical_expr::expressions::Column::new(
-                            f.name(),
-                            i,
-                        )) as _,
-                        f.name().clone(),
-                    )
-                })
-                .collect();
-            plan = Arc::new(ProjectionExec::try_new(exprs, plan)?);
+        let full = self.table.schema();
+        let (decoded, output) = match projection {
+            None => (None, (0..full.fields().len()).collect::<Vec<_>>()),
+            Some(p) => {
+                let mut cols: Vec<usize> = p.clone();
+                for c in predicate.column_refs() {
+                    cols.push(full.index_of(&c.name)?);
+                }
+                cols.sort_unstable();
+                cols.dedup();
+                let output = p
+                    .iter()
+                    .map(|c| cols.binary_search(c).unwrap_or_default())
+                    .collect();
+                (Some(cols), output)
+            }
+        };
+        let decoded_schema = self
+            .table
+            .projected_schema(decoded.as_deref())
+            .map_err(crate::to_df)?;
+        let df_schema = DFSchema::try_from(decoded_schema.as_ref().clone())?;
+        let recheck = Recheck {
+            predicate: state.create_physical_expr(predicate, &df_schema)?,
+            output,
+        };
+        let mut seeks: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
+        for (label, bounds) in seek.ranges {
+            seeks.push(Arc::new(
+                IndexSeekExec::try_new(
+                    self.table.clone(),
+                    self.db.clone(),
+                    seek.index,
+                    name.clone(),
+                    label,
+                    bounds,
+                    decoded.clone(),
+                    self.options.batch_size,
+                )?
+                .with_recheck(recheck.clone())?,
+            ));
         }
-        Ok(plan)
+        Ok(match seeks.len() {
+            0 => Arc::new(datafusion::physical_plan::empty::EmptyExec::new(
+                self.table
+                    .projected_schema(projection.map(|p| p.as_slice()))
+                    .map_err(crate::to_df)?,
+            )),
+            1 => seeks.pop().expect("one"),
+            _ => UnionExec::try_new(seeks)?,
+        })
     }
 }

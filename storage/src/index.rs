@@ -269,90 +269,96 @@ impl<'a> IndexReader<'a> {
     }
 
     /// Descends from the root to the leaf where `key` (a prefix bound; `None`
-    /// = the first or last leaf) would start. Returns the leaf and the tree
-    /// height (pages on the path).
+    /// = the first or last leaf) would start. Returns the leaf's number and
+    /// bytes and the tree height (pages on the path). Node pages are visited
+    /// in place (no entry is copied out); `seen` collects the pages read, so
+    /// a walk that goes on from the leaf refuses a loop back into the path.
     fn descend(
         &self,
         key: Option<&[u8]>,
         dir: Direction,
         mode: KeyMatch,
-    ) -> Result<(IndexPage, usize), FormatError> {
-        let mut page = self.page(self.root)?;
-        let mut seen = HashSet::from([self.root]);
+        seen: &mut HashSet<u32>,
+    ) -> Result<(u32, crate::page::Page, usize), FormatError> {
+        let mut n = self.root;
+        seen.insert(n);
         let mut height = 1;
-        while !page.leaf {
-            if height > MAX_DEPTH {
-                return Err(corrupt(
-                    page.number,
-                    0,
-                    "index tree too deep",
-                    Refusal::Budget,
-                ));
+        loop {
+            let p = self.src.read_page(n)?;
+            if p.first() == Some(&page_type::INDEX_LEAF) {
+                return Ok((n, p, height));
             }
-            let pick = match (key, dir) {
-                (Some(k), Direction::Forward) => {
-                    let found = page
-                        .entries
-                        .iter()
-                        .find(|e| cmp_key(&e.key, k, mode) != Ordering::Less);
-                    // past every entry: the tail child (which has no entry)
-                    // holds the keys above the last one
-                    if found.is_none() && page.tail != 0 {
-                        if !seen.insert(page.tail) {
-                            return Err(corrupt(
-                                page.number,
-                                0,
-                                "index tree loops",
-                                Refusal::Budget,
-                            ));
-                        }
-                        page = self.page(page.tail)?;
-                        height += 1;
-                        continue;
+            if height > MAX_DEPTH {
+                return Err(corrupt(n, 0, "index tree too deep", Refusal::Budget));
+            }
+            // the children of: the first entry, the last, the first not
+            // below the key and the first above it
+            let (mut first, mut last, mut not_below, mut above) = (None, None, None, None);
+            let h = visit_index_page(&p, self.layout, n, self.tdef_page, |k, _, child| {
+                first = first.or(child);
+                last = child;
+                if let Some(bound) = key {
+                    if not_below.is_none() && cmp_key(k, bound, mode) != Ordering::Less {
+                        not_below = child;
                     }
-                    found.or(page.entries.last())
+                    if above.is_none() && cmp_key(k, bound, mode) == Ordering::Greater {
+                        above = child;
+                    }
                 }
-                (Some(k), Direction::Backward) => page
-                    .entries
-                    .iter()
-                    .find(|e| cmp_key(&e.key, k, mode) == Ordering::Greater)
-                    .or(page.entries.last()),
-                (None, Direction::Forward) => page.entries.first(),
-                (None, Direction::Backward) => page.entries.last(),
-            };
-            let Some(child) = pick.and_then(|e| e.child) else {
-                return Err(corrupt(
-                    page.number,
-                    0,
-                    "index node without entries",
-                    Refusal::EmptyRow,
-                ));
-            };
+            })?;
+            let child = match (key, dir) {
+                // past every entry: the tail child (which has no entry)
+                // holds the keys above the last one
+                (Some(_), Direction::Forward) if not_below.is_none() && h.tail != 0 => Some(h.tail),
+                (Some(_), Direction::Forward) => not_below.or(last),
+                (Some(_), Direction::Backward) => above.or(last),
+                (None, Direction::Forward) => first,
+                (None, Direction::Backward) => last,
+            }
+            .ok_or_else(|| corrupt(n, 0, "index node without entries", Refusal::EmptyRow))?;
             // the tail page sits after the last child when the tree was not
             // updated for it; a backward walk from the end starts there
-            let child = if dir == Direction::Backward && key.is_none() && page.tail != 0 {
-                page.tail
+            let child = if dir == Direction::Backward && key.is_none() && h.tail != 0 {
+                h.tail
             } else {
                 child
             };
             if !seen.insert(child) {
-                return Err(corrupt(page.number, 0, "index tree loops", Refusal::Budget));
+                return Err(corrupt(n, 0, "index tree loops", Refusal::Budget));
             }
-            page = self.page(child)?;
+            n = child;
             height += 1;
         }
-        Ok((page, height))
+    }
+
+    /// The leaf where `key` would start, decoded, with the pages seen.
+    fn descend_decoded(
+        &self,
+        key: Option<&[u8]>,
+        dir: Direction,
+        mode: KeyMatch,
+    ) -> Result<(IndexPage, HashSet<u32>, usize), FormatError> {
+        let mut seen = HashSet::new();
+        let (n, p, height) = self.descend(key, dir, mode, &mut seen)?;
+        Ok((
+            decode_index_page(&p, self.layout, n, self.tdef_page)?,
+            seen,
+            height,
+        ))
     }
 
     /// Height of the tree: pages from the root to the first leaf.
     pub fn height(&self) -> Result<usize, FormatError> {
-        Ok(self.descend(None, Direction::Forward, KeyMatch::Full)?.1)
+        let mut seen = HashSet::new();
+        Ok(self
+            .descend(None, Direction::Forward, KeyMatch::Full, &mut seen)?
+            .2)
     }
 
     /// Every entry in key order (or reverse), following the leaf chain.
     pub fn walk(&self, dir: Direction) -> Result<LeafWalk<'_, 'a>, FormatError> {
-        let (leaf, _) = self.descend(None, dir, KeyMatch::Full)?;
-        Ok(LeafWalk::new(self, leaf, dir))
+        let (leaf, seen, _) = self.descend_decoded(None, dir, KeyMatch::Full)?;
+        Ok(LeafWalk::new(self, leaf, dir, seen))
     }
 
     /// The first entry in key order (`MIN`), or `None` for an empty index.
@@ -379,27 +385,59 @@ impl<'a> IndexReader<'a> {
             Bound::Included(k) | Bound::Excluded(k) => Some(k),
             Bound::Unbounded => None,
         };
-        let (leaf, _) = self.descend(start_key, Direction::Forward, mode)?;
+        let mut seen = HashSet::new();
+        let (mut n, mut p, _) = self.descend(start_key, Direction::Forward, mode, &mut seen)?;
+        // entries are compared where they lie in the page; only those in
+        // range are copied out
         let mut out = Vec::new();
-        for e in LeafWalk::new(self, leaf, Direction::Forward) {
-            let e = e?;
-            let below = match lower {
-                Bound::Included(k) => cmp_key(&e.key, k, mode) == Ordering::Less,
-                Bound::Excluded(k) => cmp_key(&e.key, k, mode) != Ordering::Greater,
-                Bound::Unbounded => false,
-            };
-            if below {
-                continue;
-            }
-            let above = match upper {
-                Bound::Included(k) => cmp_key(&e.key, k, mode) == Ordering::Greater,
-                Bound::Excluded(k) => cmp_key(&e.key, k, mode) != Ordering::Less,
-                Bound::Unbounded => false,
-            };
-            if above {
+        loop {
+            let mut past = false;
+            let h = visit_index_page(
+                &p,
+                self.layout,
+                n,
+                self.tdef_page,
+                |key, bookmark, child| {
+                    if past {
+                        return;
+                    }
+                    let below = match lower {
+                        Bound::Included(k) => cmp_key(key, k, mode) == Ordering::Less,
+                        Bound::Excluded(k) => cmp_key(key, k, mode) != Ordering::Greater,
+                        Bound::Unbounded => false,
+                    };
+                    if below {
+                        return;
+                    }
+                    past = match upper {
+                        Bound::Included(k) => cmp_key(key, k, mode) == Ordering::Greater,
+                        Bound::Excluded(k) => cmp_key(key, k, mode) != Ordering::Less,
+                        Bound::Unbounded => false,
+                    };
+                    if !past {
+                        out.push(Entry {
+                            key: key.to_vec(),
+                            bookmark,
+                            child,
+                        });
+                    }
+                },
+            )?;
+            if past || h.next == 0 {
                 break;
             }
-            out.push(e);
+            if !seen.insert(h.next) {
+                return Err(corrupt(n, 0, "index leaf chain loops", Refusal::Budget));
+            }
+            let next = self.src.read_page(h.next)?;
+            if next.first() != Some(&page_type::INDEX_LEAF) {
+                return Err(FormatError::PageType {
+                    page: h.next,
+                    expected: "index leaf",
+                    found: next.first().copied().unwrap_or(0xFF),
+                });
+            }
+            (n, p) = (h.next, next);
         }
         Ok(out)
     }
@@ -417,8 +455,12 @@ pub struct LeafWalk<'r, 'a> {
 }
 
 impl<'r, 'a> LeafWalk<'r, 'a> {
-    fn new(reader: &'r IndexReader<'a>, leaf: IndexPage, dir: Direction) -> Self {
-        let mut seen = HashSet::new();
+    fn new(
+        reader: &'r IndexReader<'a>,
+        leaf: IndexPage,
+        dir: Direction,
+        mut seen: HashSet<u32>,
+    ) -> Self {
         seen.insert(leaf.number);
         let pos = if dir == Direction::Forward {
             0

@@ -98,6 +98,24 @@ async fn plans_show_index_seeks() {
         "{p}"
     );
     assert!(!p.contains("JetScanExec"), "{p}");
+    // the seek re-checks its predicate and projects itself: a point lookup
+    // is one plan node, with no filter, projection or round-robin
+    // repartition (a thread hop per query) above it
+    for node in ["FilterExec", "ProjectionExec", "RepartitionExec"] {
+        assert!(!p.contains(node), "{node} in {p}");
+    }
+    assert!(
+        p.contains("filter=OrderID@0 = 10248") && p.contains(r#"projection=["CustomerID"]"#),
+        "{p}"
+    );
+    assert_eq!(
+        rows(
+            &ctx,
+            r#"SELECT "CustomerID" FROM nw.public."Orders" WHERE "OrderID" = 10248"#
+        )
+        .await,
+        ["VINET"]
+    );
     let p = plan(&ctx, r#"SELECT count(*) FROM nw.public."Orders" WHERE "OrderDate" BETWEEN TIMESTAMP '1995-01-01 00:00:00' AND TIMESTAMP '1995-01-31 00:00:00'"#).await;
     assert!(
         p.contains("IndexSeekExec") && p.contains("OrderDate"),
@@ -110,7 +128,7 @@ async fn plans_show_index_seeks() {
     )
     .await;
     assert!(
-        p.contains("IndexSeekExec") && p.contains("CustomerID") && p.contains("FilterExec"),
+        p.contains("IndexSeekExec") && p.contains("CustomerID") && p.contains("filter=CustomerID"),
         "{p}"
     );
     // a text range is no key range, and a character the collation tables
