@@ -4,12 +4,14 @@ use crate::range::slice;
 
 /// Reads a `u8` at `offset`, or `None` past the end of `buf`.
 #[must_use]
+#[inline]
 pub fn u8_at(buf: &[u8], offset: usize) -> Option<u8> {
     buf.get(offset).copied()
 }
 
 /// Reads a little-endian `u16` at `offset`, or `None` if any byte is past the end.
 #[must_use]
+#[inline]
 pub fn u16_at(buf: &[u8], offset: usize) -> Option<u16> {
     let s = slice(buf, offset, 2)?;
     let a: [u8; 2] = s.try_into().ok()?;
@@ -18,6 +20,7 @@ pub fn u16_at(buf: &[u8], offset: usize) -> Option<u16> {
 
 /// Reads a little-endian 24-bit unsigned integer at `offset`.
 #[must_use]
+#[inline]
 pub fn u24_at(buf: &[u8], offset: usize) -> Option<u32> {
     let s = slice(buf, offset, 3)?;
     let (a, b, c) = (s.first()?, s.get(1)?, s.get(2)?);
@@ -26,6 +29,7 @@ pub fn u24_at(buf: &[u8], offset: usize) -> Option<u32> {
 
 /// Reads a little-endian `u32` at `offset`, or `None` if any byte is past the end.
 #[must_use]
+#[inline]
 pub fn u32_at(buf: &[u8], offset: usize) -> Option<u32> {
     let s = slice(buf, offset, 4)?;
     let a: [u8; 4] = s.try_into().ok()?;

@@ -8,6 +8,7 @@ use core::ops::Range;
 /// overflow and is `<= limit`; `None` otherwise. A zero-length range at
 /// `offset == limit` is admitted.
 #[must_use]
+#[inline]
 pub fn admit(offset: usize, len: usize, limit: usize) -> Option<Range<usize>> {
     let end = offset.checked_add(len)?;
     if end <= limit {

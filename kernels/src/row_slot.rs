@@ -74,6 +74,7 @@ impl SlotTable {
 
     /// The raw value of slot `index`, or `None` past the table.
     #[must_use]
+    #[inline]
     pub fn raw(&self, page: &[u8], index: usize) -> Option<u16> {
         if index >= self.count {
             return None;
@@ -83,6 +84,7 @@ impl SlotTable {
 
     /// Decoded slot `index`, or `None` past the table.
     #[must_use]
+    #[inline]
     pub fn slot(&self, page: &[u8], index: usize) -> Option<Slot> {
         self.raw(page, index).map(decode_slot)
     }

@@ -35,6 +35,7 @@ pub struct RowLayout {
 /// Bits past the mask read as null (`false`): a column added after the row
 /// was written is null in it.
 #[must_use]
+#[inline]
 pub fn null_mask_bit(row: &[u8], layout: &RowLayout, bit: usize) -> bool {
     let byte = bit / 8;
     let Some(pos) = layout.null_mask.start.checked_add(byte) else {
@@ -58,6 +59,7 @@ fn mask_len(num_cols: usize) -> Option<usize> {
 /// `has_var_cols` is whether the table definition has variable columns (only
 /// then does the row store `var_count` and the offset table). Refuses a row
 /// too short for its own header, mask, count or offset table.
+#[inline]
 pub fn jet4_layout(row: &[u8], has_var_cols: bool) -> Result<RowLayout, Refusal> {
     let n = row.len();
     let num_cols = usize::from(u16_at(row, 0).ok_or(Refusal::OutOfBounds)?);
@@ -145,6 +147,7 @@ pub fn jet3_layout(row: &[u8], has_var_cols: bool) -> Result<RowLayout, Refusal>
 /// last being `eod`), resolving the Jet3 jump table. Offsets are relative to
 /// the row start. Refuses when `out` is too short ([`Refusal::BadCount`]) or
 /// an offset entry lies outside the row.
+#[inline]
 pub fn var_offsets(row: &[u8], layout: &RowLayout, out: &mut [u16]) -> Result<usize, Refusal> {
     let entries = layout.var_count.checked_add(1).ok_or(Refusal::BadCount)?;
     if layout.var_count == 0 && layout.data_end == layout.null_mask.start {
@@ -201,6 +204,7 @@ pub fn var_offsets(row: &[u8], layout: &RowLayout, out: &mut [u16]) -> Result<us
 /// Refuses an index past the stored count ([`Refusal::BadCount`]), a
 /// decreasing pair ([`Refusal::Disorder`]) and an interval reaching into the
 /// offset table or before the fixed area ([`Refusal::OutOfBounds`]).
+#[inline]
 pub fn var_interval(
     offsets: &[u16],
     layout: &RowLayout,

@@ -687,6 +687,9 @@ impl PageSource for SharedSource {
     fn pages_read(&self) -> u64 {
         self.0.pages_read()
     }
+    fn read_page_streaming(&self, n: u32) -> Result<crate::page::Page, FormatError> {
+        self.0.read_page_streaming(n)
+    }
 }
 
 #[allow(dead_code)]

@@ -4,6 +4,7 @@
 use crate::error::FormatError;
 use crate::format::Layout;
 use crate::page::PageSource;
+use crate::scan::RawField;
 use crate::tdef::Column;
 use crate::text;
 use crate::types::JetType;
@@ -303,6 +304,143 @@ impl ColumnDecoder {
                 b.append_value(&self.bytes);
             }
             (Builder::Bin(b), _) => b.append_value(raw),
+        }
+        Ok(())
+    }
+
+    /// Appends `n` values, the `i`-th from `field(i)`: the column's raw
+    /// content in that row and the row's offset in its page (for errors).
+    /// The value type is matched once for the whole run, then each plain
+    /// type is a tight loop; anything else (calculated, long, GUID, Numeric
+    /// values) goes through [`ColumnDecoder::append`] row by row. The values
+    /// appended are exactly those `append`, `append_null` and
+    /// `append_mask_bool` would append.
+    pub(crate) fn append_run<'p>(
+        &mut self,
+        ctx: &DecodeCtx<'_>,
+        n: usize,
+        mut field: impl FnMut(usize) -> Result<(RawField<'p>, usize), FormatError>,
+    ) -> Result<(), FormatError> {
+        let name = &self.col.name;
+        let short = |at: usize, what: &'static str| FormatError::BadValue {
+            page: ctx.page,
+            offset: at,
+            column: name.clone(),
+            what,
+        };
+        // fixed-width little-endian values: `$n` bytes, converted by `$conv`
+        macro_rules! fixed_run {
+            ($b:expr, $n:literal, $what:expr, |$a:ident| $conv:expr) => {{
+                for i in 0..n {
+                    match field(i)? {
+                        (RawField::Bytes(raw), at) => {
+                            let Some($a) = raw.get(..$n).and_then(|s| <[u8; $n]>::try_from(s).ok())
+                            else {
+                                return Err(short(at, $what));
+                            };
+                            $b.append_value($conv);
+                        }
+                        // a mask Boolean reaches only Boolean columns
+                        (RawField::Null | RawField::Bool(_), _) => $b.append_null(),
+                    }
+                }
+                return Ok(());
+            }};
+        }
+        if !self.calculated {
+            match (&mut self.builder, self.col.jet_type) {
+                (Builder::Bool(b), _) => {
+                    for i in 0..n {
+                        match field(i)?.0 {
+                            RawField::Bool(v) => b.append_value(v),
+                            RawField::Null => b.append_null(),
+                            RawField::Bytes(raw) => {
+                                b.append_value(raw.first().is_some_and(|&v| v != 0))
+                            }
+                        }
+                    }
+                    return Ok(());
+                }
+                (Builder::U8(b), _) => fixed_run!(b, 1, "Byte value shorter than 1 byte", |a| a[0]),
+                (Builder::I16(b), _) => {
+                    fixed_run!(b, 2, "Integer value shorter than 2 bytes", |a| {
+                        i16::from_le_bytes(a)
+                    })
+                }
+                (Builder::I32(b), _) => fixed_run!(b, 4, "Long value shorter than 4 bytes", |a| {
+                    i32::from_le_bytes(a)
+                }),
+                (Builder::I64(b), _) => {
+                    fixed_run!(b, 8, "BigInt value shorter than 8 bytes", |a| {
+                        i64::from_le_bytes(a)
+                    })
+                }
+                (Builder::F32(b), _) => {
+                    fixed_run!(b, 4, "Single value shorter than 4 bytes", |a| {
+                        f32::from_le_bytes(a)
+                    })
+                }
+                (Builder::F64(b), _) => {
+                    fixed_run!(b, 8, "Double value shorter than 8 bytes", |a| {
+                        f64::from_le_bytes(a)
+                    })
+                }
+                (Builder::Dec(b), JetType::Currency) => {
+                    fixed_run!(b, 8, "Currency value shorter than 8 bytes", |a| i128::from(
+                        i64::from_le_bytes(a)
+                    ))
+                }
+                (Builder::Ts(b), JetType::DateTime) => {
+                    for i in 0..n {
+                        match field(i)? {
+                            (RawField::Bytes(raw), at) => {
+                                let Some(a) =
+                                    raw.get(..8).and_then(|s| <[u8; 8]>::try_from(s).ok())
+                                else {
+                                    return Err(short(at, "DateTime value shorter than 8 bytes"));
+                                };
+                                match values::access_date_to_micros(f64::from_le_bytes(a)) {
+                                    Some(v) => b.append_value(v),
+                                    None => b.append_null(),
+                                }
+                            }
+                            (RawField::Null | RawField::Bool(_), _) => b.append_null(),
+                        }
+                    }
+                    return Ok(());
+                }
+                (Builder::Str(b), JetType::Text) => {
+                    for i in 0..n {
+                        match field(i)?.0 {
+                            RawField::Bytes(raw) => b.append_value(decode_text(
+                                &mut self.scratch,
+                                raw,
+                                ctx.unicode,
+                                self.encoding,
+                            )),
+                            RawField::Null | RawField::Bool(_) => b.append_null(),
+                        }
+                    }
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        for i in 0..n {
+            match field(i)? {
+                (RawField::Null, _) => self.append_null(),
+                (RawField::Bool(v), _) => self.append_mask_bool(v),
+                (RawField::Bytes(raw), at) => {
+                    let row_ctx = DecodeCtx {
+                        src: ctx.src,
+                        layout: ctx.layout,
+                        unicode: ctx.unicode,
+                        page: ctx.page,
+                        row_offset: at,
+                    };
+                    self.append(&row_ctx, raw)?;
+                }
+            }
         }
         Ok(())
     }

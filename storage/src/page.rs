@@ -29,6 +29,13 @@ pub trait PageSource: Send + Sync {
     fn read_page(&self, n: u32) -> Result<Page, FormatError>;
     /// Pages served so far (including cache hits).
     fn pages_read(&self) -> u64;
+    /// Page `n` for a bulk scan, which reads each page once: the same bytes
+    /// and errors as [`PageSource::read_page`], counted the same, but a
+    /// source with a cache neither consults nor fills it (a scan would only
+    /// evict the pages other readers reuse, and pay two cache locks a page).
+    fn read_page_streaming(&self, n: u32) -> Result<Page, FormatError> {
+        self.read_page(n)
+    }
 }
 
 fn page_count_of(len: u64, page_size: usize) -> u32 {
@@ -224,6 +231,16 @@ impl PageSource for FilePageSource {
     fn pages_read(&self) -> u64 {
         self.reads.load(Ordering::Relaxed)
     }
+    fn read_page_streaming(&self, n: u32) -> Result<Page, FormatError> {
+        if n >= self.pages {
+            return Err(FormatError::PageOutOfRange {
+                page: n,
+                pages: self.pages,
+            });
+        }
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        self.read_uncached(n)
+    }
 }
 
 /// A read-only memory map of the file.
@@ -286,6 +303,16 @@ impl<S: PageSource> Rc4PageSource<S> {
     pub fn new(inner: S, db_key: u32) -> Self {
         Rc4PageSource { inner, db_key }
     }
+
+    /// Page `n` decoded from its stored bytes `p` (page 0 is not encoded).
+    fn decode(&self, n: u32, p: Page) -> Page {
+        if n == 0 {
+            return p;
+        }
+        let mut buf = p.to_vec();
+        rc4_apply(&(self.db_key ^ n).to_le_bytes(), &mut buf);
+        Arc::from(buf)
+    }
 }
 
 /// Applies the RC4 keystream of the 4-byte `key` to `data` in place.
@@ -304,15 +331,14 @@ impl<S: PageSource> PageSource for Rc4PageSource<S> {
     }
     fn read_page(&self, n: u32) -> Result<Page, FormatError> {
         let p = self.inner.read_page(n)?;
-        if n == 0 {
-            return Ok(p);
-        }
-        let mut buf = p.to_vec();
-        rc4_apply(&(self.db_key ^ n).to_le_bytes(), &mut buf);
-        Ok(Arc::from(buf))
+        Ok(self.decode(n, p))
     }
     fn pages_read(&self) -> u64 {
         self.inner.pages_read()
+    }
+    fn read_page_streaming(&self, n: u32) -> Result<Page, FormatError> {
+        let p = self.inner.read_page_streaming(n)?;
+        Ok(self.decode(n, p))
     }
 }
 
@@ -328,5 +354,8 @@ impl PageSource for Box<dyn PageSource> {
     }
     fn pages_read(&self) -> u64 {
         (**self).pages_read()
+    }
+    fn read_page_streaming(&self, n: u32) -> Result<Page, FormatError> {
+        (**self).read_page_streaming(n)
     }
 }

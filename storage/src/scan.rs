@@ -88,37 +88,123 @@ impl<'a, 'o> CrackedRow<'a, 'o> {
         &self,
         plan: &FieldPlan,
     ) -> Result<RawField<'a>, (&'static str, jet_kernels::Refusal)> {
-        let rl = &self.layout;
-        let present = null_mask_bit(self.row, rl, plan.col_num);
-        match plan.place {
-            Place::MaskBool => Ok(RawField::Bool(present)),
-            _ if !present => Ok(RawField::Null),
-            // a row written before this column existed has no bytes for it
-            Place::Fixed { offset, len } => Ok(
-                match rl
-                    .fixed_start
-                    .checked_add(offset)
-                    .and_then(|start| admit(start, len, rl.data_end))
-                {
-                    Some(r) => RawField::Bytes(&self.row[r]),
-                    None => RawField::Null,
-                },
-            ),
-            Place::Var(v) => {
-                if v >= rl.var_count {
-                    return Ok(RawField::Null);
-                }
-                let r = var_interval(self.offsets, rl, v).map_err(|r| ("variable column", r))?;
-                Ok(RawField::Bytes(&self.row[r]))
+        planned_field(self.row, &self.layout, self.offsets, plan)
+    }
+}
+
+/// The raw content of the column `plan` locates in `row`, laid out as
+/// `layout` with variable offsets `offsets` (unused, and may be empty, for
+/// fixed and Boolean columns).
+#[inline(always)]
+fn planned_field<'a>(
+    row: &'a [u8],
+    rl: &RowLayout,
+    offsets: &[u16],
+    plan: &FieldPlan,
+) -> Result<RawField<'a>, (&'static str, jet_kernels::Refusal)> {
+    let present = null_mask_bit(row, rl, plan.col_num);
+    match plan.place {
+        Place::MaskBool => Ok(RawField::Bool(present)),
+        _ if !present => Ok(RawField::Null),
+        // a row written before this column existed has no bytes for it
+        Place::Fixed { offset, len } => Ok(
+            match rl
+                .fixed_start
+                .checked_add(offset)
+                .and_then(|start| admit(start, len, rl.data_end))
+            {
+                Some(r) => RawField::Bytes(&row[r]),
+                None => RawField::Null,
+            },
+        ),
+        Place::Var(v) => {
+            if v >= rl.var_count {
+                return Ok(RawField::Null);
             }
+            let r = var_interval(offsets, rl, v).map_err(|r| ("variable column", r))?;
+            Ok(RawField::Bytes(&row[r]))
         }
+    }
+}
+
+/// The rows of one page laid out together, so each projected column is
+/// then appended for all of them in one loop (one dispatch on the column's
+/// type per page, not per value). Buffers are reused from page to page.
+#[derive(Default)]
+struct PageRun {
+    /// Extents of the rows in the page.
+    rows: Vec<Range<usize>>,
+    /// Each row's layout.
+    layouts: Vec<RowLayout>,
+    /// Variable offsets of every row, back to back (only when a variable
+    /// column is decoded).
+    offsets: Vec<u16>,
+    /// Where each row's offsets start in `offsets`.
+    offsets_at: Vec<usize>,
+}
+
+impl PageRun {
+    fn clear(&mut self) {
+        self.rows.clear();
+        self.layouts.clear();
+        self.offsets.clear();
+        self.offsets_at.clear();
+    }
+
+    /// Lays out the rows of `run.rows` in `page`; `var` says whether the
+    /// variable offsets are needed.
+    fn lay_out(
+        &mut self,
+        page: &DataPage,
+        def: &TableDef,
+        version: JetVersion,
+        var: bool,
+    ) -> Result<(), FormatError> {
+        let has_var = def.num_var_cols > 0;
+        for range in &self.rows {
+            let row = &page.bytes[range.clone()];
+            let layout = if version.is_jet3() {
+                jet3_layout(row, has_var)
+            } else {
+                jet4_layout(row, has_var)
+            }
+            .map_err(|r| corrupt(page.number, range.start, "row layout", r))?;
+            let at = self.offsets.len();
+            self.offsets_at.push(at);
+            if var {
+                self.offsets.resize(at + layout.var_count + 1, 0);
+                var_offsets(row, &layout, &mut self.offsets[at..])
+                    .map_err(|r| corrupt(page.number, range.start, "variable offsets", r))?;
+            }
+            self.layouts.push(layout);
+        }
+        Ok(())
+    }
+
+    /// The raw content of the column `plan` locates in row `i` of the run.
+    #[inline(always)]
+    fn field<'p>(
+        &self,
+        page: &'p DataPage,
+        i: usize,
+        plan: &FieldPlan,
+    ) -> Result<RawField<'p>, FormatError> {
+        let range = &self.rows[i];
+        let at = self.offsets_at[i];
+        planned_field(
+            &page.bytes[range.clone()],
+            &self.layouts[i],
+            self.offsets.get(at..).unwrap_or(&[]),
+            plan,
+        )
+        .map_err(|(what, r)| corrupt(page.number, range.start, what, r))
     }
 }
 
 /// Where a column's content lies in a row, worked out once per scan from
 /// its definition (the per-row work is then only the row's own geometry).
 #[derive(Debug, Clone, Copy)]
-struct FieldPlan {
+pub(crate) struct FieldPlan {
     col_num: usize,
     place: Place,
 }
@@ -209,6 +295,11 @@ impl PageSource for CountingSource {
     fn pages_read(&self) -> u64 {
         self.reads.load(std::sync::atomic::Ordering::Relaxed)
     }
+    fn read_page_streaming(&self, n: u32) -> Result<crate::page::Page, FormatError> {
+        self.reads
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.read_page_streaming(n)
+    }
 }
 
 /// A streaming scan of one table: an iterator of record batches.
@@ -230,6 +321,10 @@ pub struct TableScan {
     batch_size: usize,
     remaining: usize,
     offsets: Vec<u16>,
+    /// The rows of the current page being decoded together.
+    run: PageRun,
+    /// Some projected column is variable (rows need their offset tables).
+    needs_var: bool,
     done: bool,
     bookmarks: Option<std::vec::IntoIter<crate::index::Bookmark>>,
 }
@@ -259,7 +354,8 @@ impl TableScan {
             .filter_map(|&i| def.columns.get(i))
             .map(|c| ColumnDecoder::new(c, batch_size, source.encoding))
             .collect::<Vec<_>>();
-        let plans = decoders.iter().map(|d| FieldPlan::of(d.column())).collect();
+        let plans: Vec<FieldPlan> = decoders.iter().map(|d| FieldPlan::of(d.column())).collect();
+        let needs_var = plans.iter().any(|p| matches!(p.place, Place::Var(_)));
         let pages = match &opts.page_range {
             Some(r) => pages.into_iter().filter(|p| r.contains(p)).collect(),
             None => pages,
@@ -278,6 +374,8 @@ impl TableScan {
             batch_size,
             remaining: opts.limit.unwrap_or(usize::MAX),
             offsets: vec![0; 256],
+            run: PageRun::default(),
+            needs_var,
             done: false,
             bookmarks: None,
         }
@@ -302,60 +400,60 @@ impl TableScan {
         self.schema.clone()
     }
 
-    /// Advances to the next live row: in the current page, or moved to
-    /// another (an overflow row, or a bookmark's page).
+    /// Advances to the next live row a bookmark names (in its page, or
+    /// moved to an overflow page); `None` after the last bookmark.
     fn next_row(&mut self) -> Result<Option<SlotRow>, FormatError> {
         let src = &*self.source.src;
         let layout = self.source.version.layout();
-        if let Some(marks) = self.bookmarks.as_mut() {
-            for m in marks.by_ref() {
-                if self.current.as_ref().is_none_or(|p| p.number != m.page) {
-                    let p = DataPage::read(src, layout, m.page)?;
-                    if p.owner() != self.def.page {
-                        return Err(corrupt(
-                            m.page,
-                            4,
-                            "bookmark into another table's page",
-                            jet_kernels::Refusal::BadCount,
-                        ));
-                    }
-                    self.current = Some(p);
-                }
-                let Some(page) = self.current.as_ref() else {
-                    continue;
-                };
-                if usize::from(m.row) >= page.row_count() {
+        let Some(marks) = self.bookmarks.as_mut() else {
+            return Ok(None);
+        };
+        for m in marks.by_ref() {
+            if self.current.as_ref().is_none_or(|p| p.number != m.page) {
+                let p = DataPage::read(src, layout, m.page)?;
+                if p.owner() != self.def.page {
                     return Err(corrupt(
                         m.page,
-                        0,
-                        "bookmark past the row slots",
+                        4,
+                        "bookmark into another table's page",
                         jet_kernels::Refusal::BadCount,
                     ));
                 }
-                match locate_row(src, layout, page, usize::from(m.row))? {
-                    SlotRow::Deleted => {}
-                    found => return Ok(Some(found)),
-                }
+                self.current = Some(p);
             }
-            return Ok(None);
+            let Some(page) = self.current.as_ref() else {
+                continue;
+            };
+            if usize::from(m.row) >= page.row_count() {
+                return Err(corrupt(
+                    m.page,
+                    0,
+                    "bookmark past the row slots",
+                    jet_kernels::Refusal::BadCount,
+                ));
+            }
+            match locate_row(src, layout, page, usize::from(m.row))? {
+                SlotRow::Deleted => {}
+                found => return Ok(Some(found)),
+            }
         }
-        loop {
-            if let Some(page) = &self.current {
-                while self.next_slot < page.row_count() {
-                    let i = self.next_slot;
-                    self.next_slot += 1;
-                    match locate_row(src, layout, page, i)? {
-                        SlotRow::Deleted => {}
-                        found => return Ok(Some(found)),
-                    }
-                }
-                self.current = None;
-            }
+        Ok(None)
+    }
+
+    /// Decodes up to `want` rows of the current page (loading the next
+    /// page first when none is current) in one run: the rows stored in
+    /// place, laid out together, then each column for all of them; a row
+    /// moved to an overflow page ends the run and is decoded on its own.
+    /// Returns the rows decoded, `None` at the end of the table.
+    fn next_run(&mut self, want: usize) -> Result<Option<usize>, FormatError> {
+        let src = &*self.source.src;
+        let layout = self.source.version.layout();
+        while self.current.is_none() {
             let Some(&n) = self.pages.get(self.next_page) else {
                 return Ok(None);
             };
             self.next_page += 1;
-            let bytes = src.read_page(n)?;
+            let bytes = src.read_page_streaming(n)?;
             // usage maps may name pages that are no longer this table's
             // data pages: only owned data pages are read
             if bytes[0] != crate::format::page_type::DATA {
@@ -368,11 +466,71 @@ impl TableScan {
             self.current = Some(page);
             self.next_slot = 0;
         }
+        let Some(page) = self.current.take() else {
+            return Ok(None);
+        };
+        self.run.clear();
+        let mut moved = None;
+        while self.next_slot < page.row_count() && self.run.rows.len() < want {
+            let i = self.next_slot;
+            self.next_slot += 1;
+            match locate_row(src, layout, &page, i)? {
+                SlotRow::Deleted => {}
+                SlotRow::Here(r) => self.run.rows.push(r),
+                SlotRow::Moved(p, r) => {
+                    moved = Some((p, r));
+                    break;
+                }
+            }
+        }
+        let mut decoded = self.run.rows.len();
+        if decoded > 0 {
+            self.run
+                .lay_out(&page, &self.def, self.source.version, self.needs_var)?;
+            let ctx = DecodeCtx {
+                src,
+                layout,
+                unicode: !self.source.version.is_jet3(),
+                page: page.number,
+                row_offset: 0,
+            };
+            for (d, plan) in self.decoders.iter_mut().zip(&self.plans) {
+                d.append_run(&ctx, decoded, |i| {
+                    Ok((self.run.field(&page, i, plan)?, self.run.rows[i].start))
+                })?;
+            }
+        }
+        if let Some((p, r)) = moved {
+            decode_row(
+                &self.source,
+                &self.def,
+                &mut self.decoders,
+                &self.plans,
+                &mut self.offsets,
+                &p,
+                r,
+            )?;
+            decoded += 1;
+        }
+        if self.next_slot < page.row_count() {
+            self.current = Some(page);
+        }
+        Ok(Some(decoded))
     }
 
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
         let mut rows = 0;
-        while rows < self.batch_size && self.remaining > 0 {
+        if self.bookmarks.is_none() {
+            while rows < self.batch_size && self.remaining > 0 {
+                let want = (self.batch_size - rows).min(self.remaining);
+                let Some(n) = self.next_run(want)? else {
+                    break;
+                };
+                rows += n;
+                self.remaining -= n;
+            }
+        }
+        while self.bookmarks.is_some() && rows < self.batch_size && self.remaining > 0 {
             let Some(found) = self.next_row()? else {
                 break;
             };
