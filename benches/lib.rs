@@ -65,6 +65,9 @@ pub fn ensure(d: &Dataset) -> std::io::Result<PathBuf> {
         .arg(&dst)
         .arg(t.def().page.to_string())
         .arg(d.copies.to_string())
+        // the tool's progress goes to standard error: standard output is
+        // the `name<TAB>path<TAB>table` lines `bench_data` prints
+        .stdout(std::io::stderr())
         .status()?;
     if !status.success() {
         return Err(std::io::Error::other(format!(
