@@ -320,7 +320,6 @@ pub struct TableScan {
     next_slot: usize,
     batch_size: usize,
     remaining: usize,
-    offsets: Vec<u16>,
     /// The rows of the current page being decoded together.
     run: PageRun,
     /// Some projected column is variable (rows need their offset tables).
@@ -373,7 +372,6 @@ impl TableScan {
             next_slot: 0,
             batch_size,
             remaining: opts.limit.unwrap_or(usize::MAX),
-            offsets: vec![0; 256],
             run: PageRun::default(),
             needs_var,
             done: false,
@@ -483,39 +481,47 @@ impl TableScan {
                 }
             }
         }
-        let mut decoded = self.run.rows.len();
-        if decoded > 0 {
-            self.run
-                .lay_out(&page, &self.def, self.source.version, self.needs_var)?;
-            let ctx = DecodeCtx {
-                src,
-                layout,
-                unicode: !self.source.version.is_jet3(),
-                page: page.number,
-                row_offset: 0,
-            };
-            for (d, plan) in self.decoders.iter_mut().zip(&self.plans) {
-                d.append_run(&ctx, decoded, |i| {
-                    Ok((self.run.field(&page, i, plan)?, self.run.rows[i].start))
-                })?;
-            }
-        }
+        let mut decoded = self.decode_run(&page)?;
         if let Some((p, r)) = moved {
-            decode_row(
-                &self.source,
-                &self.def,
-                &mut self.decoders,
-                &self.plans,
-                &mut self.offsets,
-                &p,
-                r,
-            )?;
-            decoded += 1;
+            decoded += self.decode_one(&p, r)?;
         }
         if self.next_slot < page.row_count() {
             self.current = Some(page);
         }
         Ok(Some(decoded))
+    }
+
+    /// Decodes the rows `self.run.rows` of `page` into the decoders: lays
+    /// them out, then appends each projected column for all of them.
+    /// Returns the number of rows.
+    fn decode_run(&mut self, page: &DataPage) -> Result<usize, FormatError> {
+        let n = self.run.rows.len();
+        if n == 0 {
+            return Ok(0);
+        }
+        let version = self.source.version;
+        self.run.lay_out(page, &self.def, version, self.needs_var)?;
+        let ctx = DecodeCtx {
+            src: &*self.source.src,
+            layout: version.layout(),
+            unicode: !version.is_jet3(),
+            page: page.number,
+            row_offset: 0,
+        };
+        for (d, plan) in self.decoders.iter_mut().zip(&self.plans) {
+            d.append_run(&ctx, n, |i| {
+                Ok((self.run.field(page, i, plan)?, self.run.rows[i].start))
+            })?;
+        }
+        Ok(n)
+    }
+
+    /// Decodes the one row at `range` of `page` (a row moved to an overflow
+    /// page, or one a bookmark names) as a run of one.
+    fn decode_one(&mut self, page: &DataPage, range: Range<usize>) -> Result<usize, FormatError> {
+        self.run.clear();
+        self.run.rows.push(range);
+        self.decode_run(page)
     }
 
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
@@ -534,25 +540,21 @@ impl TableScan {
             let Some(found) = self.next_row()? else {
                 break;
             };
-            let (page, range) = match &found {
-                SlotRow::Here(r) => match &self.current {
-                    Some(p) => (p, r.clone()),
-                    None => break,
-                },
-                SlotRow::Moved(p, r) => (p, r.clone()),
+            let n = match found {
+                SlotRow::Here(r) => {
+                    // the bookmark's page stays current for the next one
+                    let Some(page) = self.current.take() else {
+                        break;
+                    };
+                    let n = self.decode_one(&page, r);
+                    self.current = Some(page);
+                    n?
+                }
+                SlotRow::Moved(p, r) => self.decode_one(&p, r)?,
                 SlotRow::Deleted => continue,
             };
-            decode_row(
-                &self.source,
-                &self.def,
-                &mut self.decoders,
-                &self.plans,
-                &mut self.offsets,
-                page,
-                range,
-            )?;
-            rows += 1;
-            self.remaining -= 1;
+            rows += n;
+            self.remaining -= n;
         }
         if rows == 0 {
             return Ok(None);
@@ -565,40 +567,6 @@ impl TableScan {
             &opts,
         )?))
     }
-}
-
-/// Decodes the row at `range` of `page` into `decoders` (one value each).
-fn decode_row(
-    source: &ScanSource,
-    def: &TableDef,
-    decoders: &mut [ColumnDecoder],
-    plans: &[FieldPlan],
-    offsets: &mut Vec<u16>,
-    page: &DataPage,
-    range: Range<usize>,
-) -> Result<(), FormatError> {
-    let row = &page.bytes[range.clone()];
-    let version = source.version;
-    let cracked = CrackedRow::new(row, def, version, offsets)
-        .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?;
-    let ctx = DecodeCtx {
-        src: &*source.src,
-        layout: version.layout(),
-        unicode: !version.is_jet3(),
-        page: page.number,
-        row_offset: range.start,
-    };
-    for (d, plan) in decoders.iter_mut().zip(plans) {
-        match cracked
-            .planned(plan)
-            .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?
-        {
-            RawField::Null => d.append_null(),
-            RawField::Bool(v) => d.append_mask_bool(v),
-            RawField::Bytes(bytes) => d.append(&ctx, bytes)?,
-        }
-    }
-    Ok(())
 }
 
 impl Iterator for TableScan {
