@@ -1,10 +1,11 @@
 //! Column decoders: each appends one column's values straight into an Arrow
 //! builder, from the bytes the row geometry admits.
 
+use crate::data_page::DataPage;
 use crate::error::FormatError;
 use crate::format::Layout;
 use crate::page::PageSource;
-use crate::scan::RawField;
+use crate::scan::{FieldPlan, PageRun, RawField};
 use crate::tdef::Column;
 use crate::text;
 use crate::types::JetType;
@@ -308,19 +309,28 @@ impl ColumnDecoder {
         Ok(())
     }
 
-    /// Appends `n` values, the `i`-th from `field(i)`: the column's raw
-    /// content in that row and the row's offset in its page (for errors).
+    /// Appends the column `plan` locates for every row of `run` (rows of
+    /// `page`), in order.
     /// The value type is matched once for the whole run, then each plain
     /// type is a tight loop; anything else (calculated, long, GUID, Numeric
     /// values) goes through [`ColumnDecoder::append`] row by row. The values
     /// appended are exactly those `append`, `append_null` and
     /// `append_mask_bool` would append.
-    pub(crate) fn append_run<'p>(
+    pub(crate) fn append_run(
         &mut self,
         ctx: &DecodeCtx<'_>,
-        n: usize,
-        mut field: impl FnMut(usize) -> Result<(RawField<'p>, usize), FormatError>,
+        run: &PageRun,
+        page: &DataPage,
+        plan: &FieldPlan,
     ) -> Result<(), FormatError> {
+        let n = run.len();
+        // row `i`'s raw content and offset, expanded in place in every loop
+        // below (a closure called from ten loops is not inlined into them)
+        macro_rules! field {
+            ($i:expr) => {
+                (run.field(page, $i, plan)?, run.start($i))
+            };
+        }
         let name = &self.col.name;
         let short = |at: usize, what: &'static str| FormatError::BadValue {
             page: ctx.page,
@@ -332,7 +342,7 @@ impl ColumnDecoder {
         macro_rules! fixed_run {
             ($b:expr, $n:literal, $what:expr, |$a:ident| $conv:expr) => {{
                 for i in 0..n {
-                    match field(i)? {
+                    match field!(i) {
                         (RawField::Bytes(raw), at) => {
                             let Some($a) = raw.get(..$n).and_then(|s| <[u8; $n]>::try_from(s).ok())
                             else {
@@ -351,7 +361,7 @@ impl ColumnDecoder {
             match (&mut self.builder, self.col.jet_type) {
                 (Builder::Bool(b), _) => {
                     for i in 0..n {
-                        match field(i)?.0 {
+                        match field!(i).0 {
                             RawField::Bool(v) => b.append_value(v),
                             RawField::Null => b.append_null(),
                             RawField::Bytes(raw) => {
@@ -392,7 +402,7 @@ impl ColumnDecoder {
                 }
                 (Builder::Ts(b), JetType::DateTime) => {
                     for i in 0..n {
-                        match field(i)? {
+                        match field!(i) {
                             (RawField::Bytes(raw), at) => {
                                 let Some(a) =
                                     raw.get(..8).and_then(|s| <[u8; 8]>::try_from(s).ok())
@@ -411,7 +421,7 @@ impl ColumnDecoder {
                 }
                 (Builder::Str(b), JetType::Text) => {
                     for i in 0..n {
-                        match field(i)?.0 {
+                        match field!(i).0 {
                             RawField::Bytes(raw) => b.append_value(decode_text(
                                 &mut self.scratch,
                                 raw,
@@ -427,7 +437,7 @@ impl ColumnDecoder {
             }
         }
         for i in 0..n {
-            match field(i)? {
+            match field!(i) {
                 (RawField::Null, _) => self.append_null(),
                 (RawField::Bool(v), _) => self.append_mask_bool(v),
                 (RawField::Bytes(raw), at) => {

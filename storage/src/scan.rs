@@ -131,7 +131,7 @@ fn planned_field<'a>(
 /// then appended for all of them in one loop (one dispatch on the column's
 /// type per page, not per value). Buffers are reused from page to page.
 #[derive(Default)]
-struct PageRun {
+pub(crate) struct PageRun {
     /// Extents of the rows in the page.
     rows: Vec<Range<usize>>,
     /// Each row's layout.
@@ -181,9 +181,20 @@ impl PageRun {
         Ok(())
     }
 
+    /// Rows in the run.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Offset of row `i` in its page (for errors); 0 past the run.
+    #[inline(always)]
+    pub(crate) fn start(&self, i: usize) -> usize {
+        self.rows.get(i).map_or(0, |r| r.start)
+    }
+
     /// The raw content of the column `plan` locates in row `i` of the run.
     #[inline(always)]
-    fn field<'p>(
+    pub(crate) fn field<'p>(
         &self,
         page: &'p DataPage,
         i: usize,
@@ -509,9 +520,7 @@ impl TableScan {
             row_offset: 0,
         };
         for (d, plan) in self.decoders.iter_mut().zip(&self.plans) {
-            d.append_run(&ctx, n, |i| {
-                Ok((self.run.field(page, i, plan)?, self.run.rows[i].start))
-            })?;
+            d.append_run(&ctx, &self.run, page, plan)?;
         }
         Ok(n)
     }
