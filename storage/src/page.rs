@@ -143,6 +143,18 @@ impl FilePageSource {
 
     /// Reads page `n` straight into the shared buffer it is returned in
     /// (one allocation, no copy from a scratch vector).
+    /// Refuses a page past the end of the file; counts the read otherwise.
+    fn admit_read(&self, n: u32) -> Result<(), FormatError> {
+        if n >= self.pages {
+            return Err(FormatError::PageOutOfRange {
+                page: n,
+                pages: self.pages,
+            });
+        }
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
     fn read_uncached(&self, n: u32) -> Result<Page, FormatError> {
         let mut page: Page = std::iter::repeat_n(0u8, self.page_size).collect();
         let offset = n as u64 * self.page_size as u64;
@@ -196,13 +208,7 @@ impl PageSource for FilePageSource {
         self.pages
     }
     fn read_page(&self, n: u32) -> Result<Page, FormatError> {
-        if n >= self.pages {
-            return Err(FormatError::PageOutOfRange {
-                page: n,
-                pages: self.pages,
-            });
-        }
-        self.reads.fetch_add(1, Ordering::Relaxed);
+        self.admit_read(n)?;
         if let Some(p) = self
             .cache
             .lock()
@@ -232,13 +238,7 @@ impl PageSource for FilePageSource {
         self.reads.load(Ordering::Relaxed)
     }
     fn read_page_streaming(&self, n: u32) -> Result<Page, FormatError> {
-        if n >= self.pages {
-            return Err(FormatError::PageOutOfRange {
-                page: n,
-                pages: self.pages,
-            });
-        }
-        self.reads.fetch_add(1, Ordering::Relaxed);
+        self.admit_read(n)?;
         self.read_uncached(n)
     }
 }
