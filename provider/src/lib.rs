@@ -20,6 +20,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod access;
 mod catalog;
 mod ddl;
 mod defaults;
@@ -32,6 +33,7 @@ mod statement;
 mod table;
 mod walk;
 
+pub use access::SqlDialect;
 pub use catalog::{JetCatalogProvider, JetSchemaProvider, register_jet, register_jet_tables};
 pub use dml::{DmlKind, JetDmlExec, JetHandle, JetSink};
 pub use exec::{IndexSeekExec, JetScanExec, Recheck};

@@ -88,6 +88,14 @@ fn column_of(e: &Expr, table: &Table) -> Option<usize> {
             .columns
             .iter()
             .position(|col| col.name == c.name),
+        // Access text comparison (case and trailing spaces ignored): Jet
+        // text keys ignore both, so the seek reads a superset
+        Expr::ScalarFunction(f)
+            if f.name() == crate::access::planner::TEXT_FOLD && f.args.len() == 1 =>
+        {
+            let i = column_of(&f.args[0], table)?;
+            (table.def().columns[i].jet_type == JetType::Text).then_some(i)
+        }
         Expr::Cast(c) => {
             let i = column_of(&c.expr, table)?;
             let from = table.schema().field(i).data_type().clone();

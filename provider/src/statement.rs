@@ -10,6 +10,7 @@
 //! refuse to run unless a [`DmlGuard`] installed by this entry point says
 //! what the statement looked like.
 
+use crate::access::{Params, SqlDialect};
 use crate::catalog::JetCatalogProvider;
 use crate::dml::JetHandle;
 use crate::table::JetOptions;
@@ -17,16 +18,17 @@ use crate::to_df;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::catalog::Session;
 use datafusion::common::DFSchema;
+use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::context::SessionState;
 use datafusion::logical_expr::Expr;
 use datafusion::logical_expr::{EmptyRelation, LogicalPlan};
 use datafusion::prelude::{DataFrame, SessionContext};
-use datafusion::sql::parser::{DFParserBuilder, Statement as DFStatement};
+use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{
     CreateTable, Expr as SqlExpr, ObjectName, ObjectType, Statement as SqlStatement,
     visit_expressions,
 };
-use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use jet_storage::{Database, OpenOptions};
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -193,6 +195,14 @@ pub struct JetSession {
     handles: Mutex<Vec<(String, Arc<JetHandle>)>>,
     /// The catalog whose tables answer to bare names.
     default_db: Mutex<Option<String>>,
+    /// Which SQL the session reads.
+    dialect: Mutex<SqlDialect>,
+    /// Parameter values bound by name (Access `[Enter a value]`).
+    params: Mutex<Params>,
+    /// The state Access statements are planned in, built once (its
+    /// catalogs are the context's own); dropped when `SET` changes the
+    /// configuration.
+    access_state: Mutex<Option<SessionState>>,
 }
 
 impl std::fmt::Debug for JetSession {
@@ -215,6 +225,9 @@ impl JetSession {
             guard,
             handles: Mutex::new(Vec::new()),
             default_db: Mutex::new(None),
+            dialect: Mutex::new(SqlDialect::DataFusion),
+            params: Mutex::new(Params::default()),
+            access_state: Mutex::new(None),
         }
     }
 
@@ -299,7 +312,7 @@ impl JetSession {
     /// stays open).
     pub async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>> {
         let mut last = Vec::new();
-        for s in self.parse(sql)? {
+        for s in self.parse(sql).await? {
             last = self.statement(s).await?;
         }
         Ok(last)
@@ -311,7 +324,7 @@ impl JetSession {
     /// DELETE / UPDATE, has already run and the frame holds its result
     /// (the `count` row, or nothing).
     pub async fn sql_frame(&self, sql: &str) -> Result<DataFrame> {
-        let mut statements = self.parse(sql)?;
+        let mut statements = self.parse(sql).await?;
         let Some(last) = statements.pop() else {
             return Ok(self.empty_frame());
         };
@@ -319,7 +332,7 @@ impl JetSession {
             self.statement(s).await?;
         }
         if matches!(classify(&last)?, Kind::Other) {
-            let plan = self.ctx.state().statement_to_plan(last).await?;
+            let plan = self.planning_state()?.statement_to_plan(last).await?;
             return self.ctx.execute_logical_plan(plan).await;
         }
         let batches = self.statement(last).await?;
@@ -339,21 +352,83 @@ impl JetSession {
         )
     }
 
-    fn parse(&self, sql: &str) -> Result<Vec<DFStatement>> {
-        let state = self.ctx.state();
-        let options = state.config().options();
-        let dialect = dialect_from_str(options.sql_parser.dialect)
-            .ok_or_else(|| refuse("unsupported SQL dialect"))?;
-        Ok(DFParserBuilder::new(sql)
-            .with_dialect(dialect.as_ref())
-            .with_recursion_limit(options.sql_parser.recursion_limit.get())
-            .build()?
-            .parse_statements()?
+    /// Parses `sql` in the session's dialect; names are resolved against
+    /// the catalog ignoring case (both dialects), Access constructs are
+    /// translated (see [`crate::access`]).
+    async fn parse(&self, sql: &str) -> Result<Vec<DFStatement>> {
+        let dialect = self.dialect();
+        let params = self
+            .params
+            .lock()
+            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
+            .clone();
+        Ok(crate::access::prepare(sql, dialect, &self.ctx, &params)
+            .await?
             .into_iter()
+            .map(|p| p.statement)
             .collect())
     }
 
+    /// The state statements are planned in: the context's, plus the Access
+    /// operators and functions in the Access dialect.
+    fn planning_state(&self) -> Result<SessionState> {
+        match self.dialect() {
+            SqlDialect::Access => {
+                let mut cached = self
+                    .access_state
+                    .lock()
+                    .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?;
+                if let Some(s) = cached.as_ref() {
+                    return Ok(s.clone());
+                }
+                let s = crate::access::access_state(&self.ctx)?;
+                *cached = Some(s.clone());
+                Ok(s)
+            }
+            SqlDialect::DataFusion => Ok(self.ctx.state()),
+        }
+    }
+
+    /// The SQL dialect statements are read in.
+    pub fn dialect(&self) -> SqlDialect {
+        self.dialect.lock().map(|d| *d).unwrap_or_default()
+    }
+
+    /// Chooses the SQL dialect of the statements that follow.
+    pub fn set_dialect(&self, dialect: SqlDialect) {
+        if let Ok(mut d) = self.dialect.lock() {
+            *d = dialect;
+        }
+    }
+
+    /// Binds a parameter value by name (`[Enter a date]` in Access SQL;
+    /// names match ignoring case). Unbound parameters are an error that
+    /// names them.
+    pub fn bind(&self, name: &str, value: ScalarValue) {
+        if let Ok(mut p) = self.params.lock() {
+            p.bind(name, value);
+        }
+    }
+
+    /// Removes every parameter binding.
+    pub fn clear_params(&self) {
+        if let Ok(mut p) = self.params.lock() {
+            p.clear();
+        }
+    }
+
+    /// The names of the bound parameters.
+    pub fn param_names(&self) -> Vec<String> {
+        self.params.lock().map(|p| p.names()).unwrap_or_default()
+    }
+
     async fn statement(&self, s: DFStatement) -> Result<Vec<RecordBatch>> {
+        if matches!(&s, DFStatement::Statement(st) if matches!(st.as_ref(), SqlStatement::Set(_)))
+            && let Ok(mut cached) = self.access_state.lock()
+        {
+            // the configuration changes: plan Access statements anew
+            *cached = None;
+        }
         match classify(&s)? {
             Kind::Begin => {
                 let hs = self.writable();
@@ -427,7 +502,7 @@ impl JetSession {
     }
 
     async fn run(&self, s: DFStatement) -> Result<Vec<RecordBatch>> {
-        let plan = self.ctx.state().statement_to_plan(s).await?;
+        let plan = self.planning_state()?.statement_to_plan(s).await?;
         self.ctx.execute_logical_plan(plan).await?.collect().await
     }
 
@@ -526,8 +601,7 @@ impl JetSession {
             )));
         }
         let plan = self
-            .ctx
-            .state()
+            .planning_state()?
             .statement_to_plan(DFStatement::Statement(Box::new(SqlStatement::Query(
                 query.clone(),
             ))))

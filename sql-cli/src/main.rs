@@ -73,6 +73,11 @@ struct Cli {
     /// Without it the databases are read-only and writes are refused.
     #[arg(long)]
     write: bool,
+    /// SQL dialect: access (Access SQL: [names], #dates#, &, Like with * and ?,
+    /// IIf, Nz, Format, …; text compares ignoring case) or datafusion
+    /// (DataFusion's SQL: COPY, :: casts, arrays, case-sensitive text).
+    #[arg(long, value_name = "DIALECT", default_value = "access")]
+    dialect: jet_provider::SqlDialect,
     /// Most rows a table shows in the interactive shell.
     #[arg(long, value_name = "N", default_value_t = 40)]
     max_rows: usize,
@@ -194,6 +199,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
         cli.files.clone()
     };
     let session = session::new_session();
+    session.set_dialect(cli.dialect);
     let req = OpenRequest {
         password: cli.password.clone(),
     };

@@ -18,6 +18,8 @@ SQL statements end with ';' and may span lines. Meta-commands:
   \\i FILE          run the statements of a script file
   \\timing [on|off] show the time each statement takes
   \\format FMT      output format: table, csv, json or ndjson
+  \\dialect [D]     SQL dialect: access (the default) or datafusion
+  \\param N VALUE   bind parameter [N] of Access SQL (\\param lists, \\param clear)
   \\q               quit (also Ctrl-D)
   \\?               this help
 Ctrl-C cancels a running query and keeps the session.

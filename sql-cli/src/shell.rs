@@ -135,6 +135,42 @@ impl Shell {
                     }
                 }
             }
+            "dialect" => {
+                if !arg.is_empty() {
+                    let d: jet_provider::SqlDialect = arg.parse()?;
+                    self.session.set_dialect(d);
+                }
+                if self.interactive || arg.is_empty() {
+                    w(
+                        &mut out,
+                        format!("SQL dialect is {}.\n", self.session.dialect()),
+                    )?;
+                }
+            }
+            "param" | "p" => match arg.split_once(char::is_whitespace) {
+                _ if arg.is_empty() => {
+                    let names = self.session.param_names();
+                    w(
+                        &mut out,
+                        if names.is_empty() {
+                            "No parameters are bound.\n".to_string()
+                        } else {
+                            format!("Bound parameters: {}\n", names.join(", "))
+                        },
+                    )?;
+                }
+                None if arg.eq_ignore_ascii_case("clear") => self.session.clear_params(),
+                None => {
+                    return Err(format!(
+                        "\\param {arg}: give a value too, e.g. \\param [{arg}] 42"
+                    ));
+                }
+                Some((name, value)) => {
+                    let name = name.trim_start_matches('[').trim_end_matches(']');
+                    self.session
+                        .bind(name, jet_provider::access::parse_param_value(value));
+                }
+            },
             "i" | "include" => {
                 if arg.is_empty() {
                     return Err("\\i needs a file name".into());

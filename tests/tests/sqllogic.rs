@@ -16,12 +16,12 @@
 //! statement the database passes the reader's and indexes' consistency
 //! checks (`jet_tests::consistency`).
 
-use datafusion::arrow::array::Array;
-use datafusion::arrow::datatypes::DataType;
-use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use jet_provider::{JetOptions, JetSession, register_jet, register_jet_tables};
 use sqllogictest::{DBOutput, DefaultColumnType};
+use support::slt_output::db_output;
+
+mod support;
 use std::path::Path;
 use std::path::PathBuf;
 
@@ -64,61 +64,6 @@ fn session(corpus: &Path, options: JetOptions) -> SessionContext {
         register_jet(&ctx, "fx", fixture(), options).unwrap();
     }
     ctx
-}
-
-/// Query results as sqllogictest rows: integers, floating point (and
-/// decimals) and text; NULL as `NULL`, an empty string as `(empty)`.
-fn db_output(
-    schema: &datafusion::arrow::datatypes::Schema,
-    batches: &[datafusion::arrow::array::RecordBatch],
-) -> DBOutput<DefaultColumnType> {
-    let types = schema
-        .fields()
-        .iter()
-        .map(|f| match f.data_type() {
-            DataType::Int8
-            | DataType::Int16
-            | DataType::Int32
-            | DataType::Int64
-            | DataType::UInt8
-            | DataType::UInt16
-            | DataType::UInt32
-            | DataType::UInt64 => DefaultColumnType::Integer,
-            DataType::Float32
-            | DataType::Float64
-            | DataType::Decimal128(..)
-            | DataType::Decimal256(..) => DefaultColumnType::FloatingPoint,
-            _ => DefaultColumnType::Text,
-        })
-        .collect();
-    let opts = FormatOptions::default().with_null("NULL");
-    let mut rows = Vec::new();
-    for b in batches {
-        let fmts: Vec<ArrayFormatter> = b
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &opts).unwrap())
-            .collect();
-        for r in 0..b.num_rows() {
-            rows.push(
-                fmts.iter()
-                    .zip(b.columns())
-                    .map(|(f, c)| {
-                        let s = f.value(r).to_string();
-                        if s.is_empty() && !c.is_null(r) {
-                            "(empty)".to_string()
-                        } else {
-                            s
-                        }
-                    })
-                    .collect(),
-            );
-        }
-    }
-    if schema.fields().is_empty() {
-        return DBOutput::StatementComplete(0);
-    }
-    DBOutput::Rows { types, rows }
 }
 
 #[async_trait::async_trait]

@@ -1,0 +1,187 @@
+//! The Access SQL dialect for sqlparser: what Access's tokens and operators
+//! mean, decided while parsing so error positions stay those of the text
+//! the user typed.
+//!
+//! - `[Order Details]` is a delimited name (as are `"…"` and `` `…` ``;
+//!   whether a double-quoted word is a name or a string is decided later,
+//!   against the catalog, in [`super::rewrite`]).
+//! - `#1/1/1998#`, `#1998-01-01 10:30#`, `#10:30 PM#` are Date/Time
+//!   literals (a time alone is on 1899-12-30, as Access stores it).
+//! - `a \ b` (integer division) and `a Mod b` parse as custom operators
+//!   with Access's precedence: `^` binds tighter than unary minus, then
+//!   `*` `/`, then `\`, then `Mod`, then `+` `-`, then `&`, then the
+//!   comparisons.
+//! - `Orders!OrderID` is `Orders.OrderID`.
+//! - A backslash in a string is an ordinary character.
+
+use super::datelit::{AccessDateTime, parse_date_literal};
+use datafusion::sql::sqlparser::ast::{BinaryOperator, Expr, Ident};
+use datafusion::sql::sqlparser::dialect::{Dialect, Precedence};
+use datafusion::sql::sqlparser::keywords::Keyword;
+use datafusion::sql::sqlparser::parser::{Parser, ParserError};
+use datafusion::sql::sqlparser::tokenizer::Token;
+
+/// Operator name of Access's integer division (`\`) in the parsed tree.
+pub(crate) const INT_DIV: &str = "\\";
+/// Operator name of Access's `Mod` in the parsed tree.
+pub(crate) const MOD: &str = "MOD";
+
+/// Precedences on sqlparser's scale (`*` is 40, `+` is 30, `&` 23, `=` 20).
+const PREC_POW: u8 = 50;
+const PREC_INT_DIV: u8 = 36;
+const PREC_MOD: u8 = 34;
+
+/// Access SQL as sqlparser reads it.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AccessDialect;
+
+impl Dialect for AccessDialect {
+    fn is_delimited_identifier_start(&self, ch: char) -> bool {
+        ch == '"' || ch == '[' || ch == '`'
+    }
+
+    fn is_identifier_start(&self, ch: char) -> bool {
+        ch.is_alphabetic() || ch == '_'
+    }
+
+    fn is_identifier_part(&self, ch: char) -> bool {
+        // `Left$`, `Format$`: the string-returning variants of functions
+        ch.is_alphanumeric() || ch == '_' || ch == '$'
+    }
+
+    fn supports_string_literal_backslash_escape(&self) -> bool {
+        false
+    }
+
+    fn supports_filter_during_aggregation(&self) -> bool {
+        true
+    }
+
+    fn supports_group_by_expr(&self) -> bool {
+        true
+    }
+
+    fn supports_named_fn_args_with_rarrow_operator(&self) -> bool {
+        true
+    }
+
+    fn supports_window_function_null_treatment_arg(&self) -> bool {
+        true
+    }
+
+    fn supports_select_wildcard_exclude(&self) -> bool {
+        true
+    }
+
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        if parser.peek_token_ref().token == Token::Sharp {
+            return Some(date_literal(parser));
+        }
+        None
+    }
+
+    fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        match &parser.peek_token_ref().token {
+            Token::Caret => Some(Ok(PREC_POW)),
+            Token::Backslash => Some(Ok(PREC_INT_DIV)),
+            Token::Word(w) if w.keyword == Keyword::MOD && w.quote_style.is_none() => {
+                Some(Ok(PREC_MOD))
+            }
+            Token::ExclamationMark => Some(Ok(self.prec_value(Precedence::Period))),
+            _ => None,
+        }
+    }
+
+    fn parse_infix(
+        &self,
+        parser: &mut Parser,
+        expr: &Expr,
+        _precedence: u8,
+    ) -> Option<Result<Expr, ParserError>> {
+        let op = match &parser.peek_token_ref().token {
+            Token::Backslash => (INT_DIV, PREC_INT_DIV),
+            Token::Word(w) if w.keyword == Keyword::MOD && w.quote_style.is_none() => {
+                (MOD, PREC_MOD)
+            }
+            Token::ExclamationMark => return Some(bang_qualifier(parser, expr)),
+            _ => return None,
+        };
+        parser.next_token();
+        Some(parser.parse_subexpr(op.1).map(|right| Expr::BinaryOp {
+            left: Box::new(expr.clone()),
+            op: BinaryOperator::Custom(op.0.to_string()),
+            right: Box::new(right),
+        }))
+    }
+}
+
+/// `Table!Column`: the bang qualifier of Access, the same as a dot.
+fn bang_qualifier(parser: &mut Parser, left: &Expr) -> Result<Expr, ParserError> {
+    let bang = parser.next_token();
+    let mut parts: Vec<Ident> = match left {
+        Expr::Identifier(i) => vec![i.clone()],
+        Expr::CompoundIdentifier(v) => v.clone(),
+        _ => {
+            return Err(ParserError::ParserError(format!(
+                "'!' must follow a table name (Table!Column) at {}",
+                bang.span.start
+            )));
+        }
+    };
+    parts.push(parser.parse_identifier()?);
+    Ok(Expr::CompoundIdentifier(parts))
+}
+
+/// `#…#`: reads the raw text up to the closing `#` and parses it as an
+/// Access date/time literal.
+fn date_literal(parser: &mut Parser) -> Result<Expr, ParserError> {
+    let open = parser.next_token();
+    let mut text = String::new();
+    loop {
+        let Some(t) = parser.next_token_no_skip() else {
+            return Err(unterminated(&open));
+        };
+        match &t.token {
+            Token::Sharp => break,
+            Token::EOF => return Err(unterminated(&open)),
+            // `#` immediately followed by `-` or `>` tokenizes as one
+            // operator; the literal cannot contain it either way
+            Token::HashMinus | Token::HashArrow | Token::HashLongArrow | Token::DoubleSharp => {
+                return Err(ParserError::ParserError(format!(
+                    "date literal starting at {}: put a space after its closing '#'",
+                    open.span.start
+                )));
+            }
+            other => text.push_str(&other.to_string()),
+        }
+    }
+    let value = parse_date_literal(text.trim()).ok_or_else(|| {
+        ParserError::ParserError(format!(
+            "#{}#{} is not a date Access understands (use #m/d/yyyy#, #yyyy-mm-dd#, \
+             optionally with a time such as 10:30:00 PM)",
+            text.trim(),
+            open.span.start
+        ))
+    })?;
+    Ok(timestamp_expr(&value))
+}
+
+fn unterminated(open: &datafusion::sql::sqlparser::tokenizer::TokenWithSpan) -> ParserError {
+    ParserError::ParserError(format!(
+        "date literal starting at {} has no closing '#'",
+        open.span.start
+    ))
+}
+
+/// A Date/Time constant of the Arrow type Access dates have
+/// (`Timestamp(Microsecond)`), so comparisons with Date/Time columns need
+/// no cast on the column side and still seek indexes.
+pub(crate) fn timestamp_expr(v: &AccessDateTime) -> Expr {
+    super::ast::call(
+        "arrow_cast",
+        vec![
+            super::ast::string(&v.iso()),
+            super::ast::string("Timestamp(Microsecond, None)"),
+        ],
+    )
+}

@@ -1,0 +1,271 @@
+//! Access's operators, planned with the operands' types known (a
+//! DataFusion `ExprPlanner`, installed only in the state that plans
+//! Access-dialect statements):
+//!
+//! - `a & b` concatenates as text; NULL & 'x' is 'x' (only NULL & NULL is
+//!   NULL).
+//! - `a ^ b` is exponentiation; `a Mod b` and `a \ b` round their operands
+//!   to integers first (banker's rounding), as Access does.
+//! - `+` of two texts concatenates (NULL propagates, as Access's `+`).
+//! - Date − Date is a Double number of days; Date ± number adds days.
+//! - Text comparisons (`=`, `<>`, `<`, …) ignore ASCII case and trailing
+//!   spaces, as Access's do (see [`TextFold`]).
+//! - Yes/No in arithmetic is −1 or 0 (True is −1 in Access).
+
+use datafusion::arrow::array::{ArrayRef, StringArray};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::{DFSchema, ScalarValue, cast::as_string_array};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
+use datafusion::logical_expr::{
+    BinaryExpr, Cast, ColumnarValue, Expr, ExprSchemable, Operator, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, TypeSignature, Volatility,
+};
+use datafusion::sql::sqlparser::ast::BinaryOperator;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Name of [`TextFold`] in plans.
+pub const TEXT_FOLD: &str = "access_text_fold";
+
+/// The comparison key of Access text: ASCII letters lower-cased, trailing
+/// spaces removed. Jet's text index keys ignore case and trailing spaces
+/// too, so an equality on the folded column still seeks its index (the
+/// seek reads a superset and the plan re-checks). Letters beyond ASCII
+/// keep their case: that keeps every folded-equal pair key-equal, so a
+/// seek can never miss a row the comparison accepts.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct TextFold {
+    signature: Signature,
+}
+
+impl Default for TextFold {
+    fn default() -> Self {
+        TextFold {
+            signature: Signature::one_of(
+                vec![
+                    TypeSignature::Exact(vec![DataType::Utf8]),
+                    TypeSignature::Exact(vec![DataType::LargeUtf8]),
+                    TypeSignature::Exact(vec![DataType::Utf8View]),
+                ],
+                Volatility::Immutable,
+            ),
+        }
+    }
+}
+
+/// Folds one value (see [`TextFold`]).
+pub fn fold(s: &str) -> String {
+    s.trim_end_matches(' ').to_ascii_lowercase()
+}
+
+impl ScalarUDFImpl for TextFold {
+    fn name(&self) -> &str {
+        TEXT_FOLD
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let [arg] = args.args.as_slice() else {
+            return Err(DataFusionError::Execution(format!(
+                "{TEXT_FOLD} takes one argument"
+            )));
+        };
+        match arg {
+            ColumnarValue::Scalar(s) => {
+                let v = match s {
+                    ScalarValue::Utf8(v) | ScalarValue::LargeUtf8(v) | ScalarValue::Utf8View(v) => {
+                        v.as_deref().map(fold)
+                    }
+                    _ => None,
+                };
+                Ok(ColumnarValue::Scalar(ScalarValue::Utf8(v)))
+            }
+            ColumnarValue::Array(a) => {
+                let a = datafusion::arrow::compute::cast(a, &DataType::Utf8)?;
+                let strings = as_string_array(&a)?;
+                let out: StringArray = strings.iter().map(|v| v.map(fold)).collect();
+                Ok(ColumnarValue::Array(Arc::new(out) as ArrayRef))
+            }
+        }
+    }
+}
+
+/// The Access operator planner.
+#[derive(Debug)]
+pub struct AccessPlanner {
+    fold: Arc<ScalarUDF>,
+    /// The Access function library by name (access_concat, access_mod, …).
+    functions: HashMap<String, Arc<ScalarUDF>>,
+}
+
+impl AccessPlanner {
+    /// A planner calling `functions` for the operators Access defines.
+    pub fn new(fold: Arc<ScalarUDF>, functions: &[Arc<ScalarUDF>]) -> Self {
+        AccessPlanner {
+            fold,
+            functions: functions
+                .iter()
+                .map(|f| (f.name().to_string(), f.clone()))
+                .collect(),
+        }
+    }
+
+    fn call(&self, name: &str, args: Vec<Expr>) -> Result<Expr> {
+        let f = self.functions.get(name).ok_or_else(|| {
+            DataFusionError::Plan(format!(
+                "this operator needs the Access function {name}, which is not available"
+            ))
+        })?;
+        Ok(Expr::ScalarFunction(ScalarFunction::new_udf(
+            f.clone(),
+            args,
+        )))
+    }
+
+    /// `a & b`: the Access library's concatenation (Access's text forms
+    /// of numbers and dates) when present, else DataFusion's `concat`,
+    /// which also reads NULL as empty; only NULL & NULL is NULL.
+    fn concat(&self, left: Expr, right: Expr) -> Result<Expr> {
+        if self.functions.contains_key("access_concat") {
+            return self.call("access_concat", vec![left, right]);
+        }
+        let both_null =
+            Expr::IsNull(Box::new(left.clone())).and(Expr::IsNull(Box::new(right.clone())));
+        let joined = Expr::ScalarFunction(ScalarFunction::new_udf(
+            datafusion::functions::string::concat(),
+            vec![left, right],
+        ));
+        Ok(Expr::Case(datafusion::logical_expr::expr::Case::new(
+            None,
+            vec![(
+                Box::new(both_null),
+                Box::new(Expr::Literal(ScalarValue::Utf8(None), None)),
+            )],
+            Some(Box::new(joined)),
+        )))
+    }
+
+    fn folded(&self, e: Expr) -> Expr {
+        Expr::ScalarFunction(ScalarFunction::new_udf(self.fold.clone(), vec![e]))
+    }
+}
+
+fn is_text(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+fn is_date(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Timestamp(..) | DataType::Date32 | DataType::Date64
+    )
+}
+
+/// Yes/No as Access's number: −1 for True, 0 for False, NULL stays NULL.
+fn yes_no_number(e: Expr) -> Expr {
+    Expr::Negative(Box::new(Expr::Cast(Cast::new(
+        Box::new(e),
+        DataType::Int32,
+    ))))
+}
+
+fn binary(l: Expr, op: Operator, r: Expr) -> Expr {
+    Expr::BinaryExpr(BinaryExpr::new(Box::new(l), op, Box::new(r)))
+}
+
+impl ExprPlanner for AccessPlanner {
+    fn plan_binary_op(
+        &self,
+        expr: RawBinaryExpr,
+        schema: &DFSchema,
+    ) -> Result<PlannerResult<RawBinaryExpr>> {
+        let (Ok(lt), Ok(rt)) = (expr.left.get_type(schema), expr.right.get_type(schema)) else {
+            return Ok(PlannerResult::Original(expr));
+        };
+        let RawBinaryExpr { op, left, right } = expr;
+        let planned = match &op {
+            BinaryOperator::BitwiseAnd => self.concat(left, right)?,
+            BinaryOperator::BitwiseXor => self.call("access_pow", vec![left, right])?,
+            BinaryOperator::Custom(c) if c == super::dialect::MOD => {
+                self.call("access_mod", vec![left, right])?
+            }
+            BinaryOperator::Custom(c) if c == super::dialect::INT_DIV => {
+                self.call("access_intdiv", vec![left, right])?
+            }
+            BinaryOperator::Plus if is_text(&lt) && is_text(&rt) => {
+                binary(left, Operator::StringConcat, right)
+            }
+            BinaryOperator::Plus if is_date(&lt) || is_date(&rt) => {
+                self.call("access_add", vec![left, right])?
+            }
+            BinaryOperator::Minus if is_date(&lt) || is_date(&rt) => {
+                self.call("access_sub", vec![left, right])?
+            }
+            BinaryOperator::Eq
+            | BinaryOperator::NotEq
+            | BinaryOperator::Lt
+            | BinaryOperator::LtEq
+            | BinaryOperator::Gt
+            | BinaryOperator::GtEq
+                if is_text(&lt) && is_text(&rt) =>
+            {
+                let op = match op {
+                    BinaryOperator::Eq => Operator::Eq,
+                    BinaryOperator::NotEq => Operator::NotEq,
+                    BinaryOperator::Lt => Operator::Lt,
+                    BinaryOperator::LtEq => Operator::LtEq,
+                    BinaryOperator::Gt => Operator::Gt,
+                    _ => Operator::GtEq,
+                };
+                binary(self.folded(left), op, self.folded(right))
+            }
+            BinaryOperator::Plus
+            | BinaryOperator::Minus
+            | BinaryOperator::Multiply
+            | BinaryOperator::Divide
+                if lt == DataType::Boolean || rt == DataType::Boolean =>
+            {
+                let l = if lt == DataType::Boolean {
+                    yes_no_number(left)
+                } else {
+                    left
+                };
+                let r = if rt == DataType::Boolean {
+                    yes_no_number(right)
+                } else {
+                    right
+                };
+                return Ok(PlannerResult::Original(RawBinaryExpr {
+                    op,
+                    left: l,
+                    right: r,
+                }));
+            }
+            _ => return Ok(PlannerResult::Original(RawBinaryExpr { op, left, right })),
+        };
+        Ok(PlannerResult::Planned(planned))
+    }
+}
+
+/// The folding function as a UDF.
+pub fn text_fold_udf() -> Arc<ScalarUDF> {
+    Arc::new(ScalarUDF::new_from_impl(TextFold::default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fold_ignores_ascii_case_and_trailing_spaces_only() {
+        assert_eq!(fold("ALFKI  "), "alfki");
+        assert_eq!(fold("  x "), "  x");
+        assert_eq!(fold("Äb"), "Äb");
+    }
+}

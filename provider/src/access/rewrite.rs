@@ -1,0 +1,293 @@
+//! The Access pass over expressions: names resolved (see [`super::names`]),
+//! then what Access means by the names that resolve to nothing, by `Like`
+//! and by the domain aggregates.
+//!
+//! - A double-quoted word that names no column is a string (`WHERE City =
+//!   "London"`), as in Access; one that names a column stays the column,
+//!   so DataFusion-style quoting keeps working.
+//! - `Yes`, `No`, `On`, `Off` (unquoted) are True and False.
+//! - Any other name that resolves to nothing is a parameter (`[Enter a
+//!   date]`): its bound value, or an error naming every unbound one.
+//! These three apply only when every table of the statement is known
+//! (not for files or table functions, whose columns are not).
+
+use super::ast;
+use super::like::{LikePlan, translate};
+use super::names::{Columns, resolve_expr};
+use super::params::Params;
+use datafusion::arrow::datatypes::DataType;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::sql::sqlparser::ast::{
+    BinaryOperator, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
+    UnaryOperator, Value, ValueWithSpan, VisitorMut,
+};
+use std::ops::ControlFlow;
+
+/// Pass 2 for expressions, in Access mode or not.
+pub(crate) struct Exprs<'a> {
+    /// The names in scope.
+    pub columns: &'a Columns,
+    /// Access meanings (strings, booleans, parameters, `Like`).
+    pub access: bool,
+    /// Whether unresolved names may be read as Access would.
+    pub all_known: bool,
+    /// Bound parameter values.
+    pub params: &'a Params,
+    /// Parameters referenced without a value, as written.
+    pub missing: Vec<Ident>,
+    /// The first error met.
+    pub error: Option<DataFusionError>,
+}
+
+impl Exprs<'_> {
+    fn unresolved(&mut self, e: &mut Expr) {
+        let Expr::Identifier(i) = e else {
+            return;
+        };
+        if i.quote_style == Some('"') {
+            *e = ast::string(&i.value);
+            return;
+        }
+        if i.quote_style.is_none() {
+            match i.value.to_ascii_lowercase().as_str() {
+                "yes" | "on" => {
+                    *e = ast::boolean(true);
+                    return;
+                }
+                "no" | "off" => {
+                    *e = ast::boolean(false);
+                    return;
+                }
+                _ => {}
+            }
+        }
+        match self.params.get(&i.value) {
+            Some(v) => match v.to_expr() {
+                Ok(x) => *e = x,
+                Err(err) => self.error = Some(err),
+            },
+            None => {
+                if !self.missing.iter().any(|m| m.value == i.value) {
+                    self.missing.push(i.clone());
+                }
+            }
+        }
+    }
+
+    fn like(&mut self, e: &mut Expr) {
+        let Expr::Like {
+            negated,
+            any: false,
+            expr,
+            pattern,
+            escape_char: None,
+        } = e
+        else {
+            return;
+        };
+        let negated = *negated;
+        let target = std::mem::replace(expr.as_mut(), ast::null());
+        let new = match pattern.as_ref() {
+            Expr::Value(ValueWithSpan {
+                value: Value::SingleQuotedString(p),
+                ..
+            }) => match translate(p) {
+                Some(LikePlan::ILike(p)) => Expr::ILike {
+                    negated,
+                    any: false,
+                    expr: Box::new(target),
+                    pattern: Box::new(ast::string(&p)),
+                    escape_char: None,
+                },
+                Some(LikePlan::Regex(r)) => {
+                    let m = Expr::BinaryOp {
+                        left: Box::new(target),
+                        op: BinaryOperator::PGRegexIMatch,
+                        right: Box::new(ast::string(&r)),
+                    };
+                    if negated { not(m) } else { m }
+                }
+                None => {
+                    self.error = Some(DataFusionError::Plan(format!(
+                        "Like pattern '{p}' has a '[' without its closing ']'"
+                    )));
+                    return;
+                }
+            },
+            other => {
+                let m = ast::call("access_like", vec![target, other.clone()]);
+                if negated { not(m) } else { m }
+            }
+        };
+        *e = new;
+    }
+}
+
+impl Exprs<'_> {
+    /// Whether `e` names a text column.
+    fn is_text_column(&self, e: &Expr) -> bool {
+        let name = match e {
+            Expr::Identifier(i) => &i.value,
+            Expr::CompoundIdentifier(p) => match p.last() {
+                Some(i) => &i.value,
+                None => return false,
+            },
+            _ => return false,
+        };
+        matches!(
+            self.columns.column_type(name),
+            Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+        )
+    }
+
+    /// `col IN ('a', 'b')` and `col BETWEEN 'a' AND 'b'` on a text column
+    /// compare as Access compares text (the operator planner folds binary
+    /// comparisons; these are no binary operators).
+    fn fold_text_lists(&mut self, e: &mut Expr) {
+        let fold = |x: Expr| ast::call(super::planner::TEXT_FOLD, vec![x]);
+        match e {
+            Expr::InList { expr, list, .. }
+                if self.is_text_column(expr) && list.iter().all(is_string) =>
+            {
+                let col = std::mem::replace(expr.as_mut(), ast::null());
+                **expr = fold(col);
+                for item in list.iter_mut() {
+                    let v = std::mem::replace(item, ast::null());
+                    *item = fold(v);
+                }
+            }
+            Expr::Between {
+                expr, low, high, ..
+            } if self.is_text_column(expr) && is_string(low) && is_string(high) => {
+                for x in [expr, low, high] {
+                    let v = std::mem::replace(x.as_mut(), ast::null());
+                    **x = fold(v);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn is_string(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Value(ValueWithSpan {
+            value: Value::SingleQuotedString(_),
+            ..
+        })
+    )
+}
+
+fn not(e: Expr) -> Expr {
+    Expr::UnaryOp {
+        op: UnaryOperator::Not,
+        expr: Box::new(Expr::Nested(Box::new(e))),
+    }
+}
+
+impl VisitorMut for Exprs<'_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        match resolve_expr(self.columns, e) {
+            Some(false) if self.access && self.all_known => self.unresolved(e),
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        // after the operands (a double-quoted pattern is a string by now)
+        if self.access {
+            self.like(e);
+            self.fold_text_lists(e);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// The domain aggregates and the aggregate each stands for.
+const DOMAIN: [(&str, &str); 8] = [
+    ("dlookup", "first_value"),
+    ("dfirst", "first_value"),
+    ("dlast", "last_value"),
+    ("dcount", "count"),
+    ("dsum", "sum"),
+    ("dmin", "min"),
+    ("dmax", "max"),
+    ("davg", "avg"),
+];
+
+/// Pass 0: `DLookup("expr", "domain", "criteria")` and its siblings
+/// become scalar subqueries (`(SELECT First(expr) FROM domain WHERE
+/// criteria)`), parsed as Access SQL, before names are resolved.
+pub(crate) struct DomainAggregates {
+    /// The first error met.
+    pub error: Option<DataFusionError>,
+}
+
+fn literal_arg(a: &FunctionArg) -> Option<String> {
+    match a {
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(ValueWithSpan {
+            value: Value::SingleQuotedString(s) | Value::DoubleQuotedString(s),
+            ..
+        }))) => Some(s.clone()),
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(i)))
+            if i.quote_style == Some('"') =>
+        {
+            Some(i.value.clone())
+        }
+        _ => None,
+    }
+}
+
+impl DomainAggregates {
+    fn expand(&mut self, f: &Function) -> Option<Result<Expr>> {
+        let name = f.name.to_string().to_ascii_lowercase();
+        let (fname, agg) = DOMAIN.iter().find(|(d, _)| *d == name)?;
+        let FunctionArguments::List(list) = &f.args else {
+            return None;
+        };
+        let args: Option<Vec<String>> = list.args.iter().map(literal_arg).collect();
+        let Some(args) = args.filter(|a| a.len() == 2 || a.len() == 3) else {
+            return Some(Err(DataFusionError::Plan(format!(
+                "{fname}: give the expression, the domain and (optionally) the criteria as text \
+                 literals, e.g. {fname}(\"[Freight]\", \"Orders\", \"[OrderID] = 10250\")"
+            ))));
+        };
+        let mut sql = format!("SELECT {agg}({}) FROM {}", args[0], args[1]);
+        if let Some(c) = args.get(2) {
+            sql.push_str(" WHERE ");
+            sql.push_str(c);
+        }
+        Some(
+            super::parse_query(&sql)
+                .map(|q| Expr::Subquery(Box::new(q)))
+                .map_err(|e| {
+                    DataFusionError::Plan(format!(
+                        "{fname}: its arguments do not form a query: {e}"
+                    ))
+                }),
+        )
+    }
+}
+
+impl VisitorMut for DomainAggregates {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if let Expr::Function(f) = e
+            && let Some(r) = self.expand(f)
+        {
+            match r {
+                Ok(x) => *e = x,
+                Err(err) => {
+                    self.error = Some(err);
+                    return ControlFlow::Break(());
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}

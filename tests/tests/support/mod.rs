@@ -1,0 +1,3 @@
+//! Helpers shared by several test files.
+
+pub mod slt_output;
