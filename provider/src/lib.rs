@@ -20,6 +20,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod access;
 mod catalog;
 mod ddl;
 mod defaults;

@@ -1,0 +1,3 @@
+//! The Access SQL dialect.
+
+pub mod functions;
