@@ -53,7 +53,7 @@ fn nz_type(t: &[DataType]) -> Result<DataType> {
 }
 
 fn switch(c: &Call) -> Result<Value> {
-    if c.args.len() % 2 != 0 {
+    if !c.args.len().is_multiple_of(2) {
         return Err(c.err("takes pairs of expression and value"));
     }
     for pair in (0..c.args.len()).step_by(2) {

@@ -162,7 +162,7 @@ pub fn group(int: &str) -> String {
     let b = int.as_bytes();
     let mut out = String::with_capacity(b.len() + b.len() / 3);
     for (i, ch) in b.iter().enumerate() {
-        if i > 0 && (b.len() - i) % 3 == 0 {
+        if i > 0 && (b.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(*ch as char);
@@ -296,29 +296,29 @@ pub fn format_section(x: f64, toks: &[NumTok]) -> String {
             NumTok::Exp { .. } => {}
         }
     }
-    if let (Some(at), Some(e)) = (exp_at, exponent) {
-        if let NumTok::Exp { upper, plus } = &toks[at] {
-            out.push(if *upper { 'E' } else { 'e' });
-            if e < 0 {
-                out.push('-');
-            } else if *plus {
-                out.push('+');
-            }
-            let rest = &toks[at + 1..];
-            let min_digits = rest.iter().filter(|t| **t == NumTok::Zero).count().max(1);
-            let digits = e.unsigned_abs().to_string();
-            let mut exp_text = format!("{digits:0>min_digits$}");
-            for t in rest {
-                match t {
-                    NumTok::Zero | NumTok::Hash => out.push_str(&std::mem::take(&mut exp_text)),
-                    NumTok::Lit(s) => out.push_str(s),
-                    NumTok::Percent => out.push('%'),
-                    NumTok::Point => out.push('.'),
-                    _ => {}
-                }
-            }
-            out.push_str(&exp_text);
+    if let (Some(at), Some(e)) = (exp_at, exponent)
+        && let NumTok::Exp { upper, plus } = &toks[at]
+    {
+        out.push(if *upper { 'E' } else { 'e' });
+        if e < 0 {
+            out.push('-');
+        } else if *plus {
+            out.push('+');
         }
+        let rest = &toks[at + 1..];
+        let min_digits = rest.iter().filter(|t| **t == NumTok::Zero).count().max(1);
+        let digits = e.unsigned_abs().to_string();
+        let mut exp_text = format!("{digits:0>min_digits$}");
+        for t in rest {
+            match t {
+                NumTok::Zero | NumTok::Hash => out.push_str(&std::mem::take(&mut exp_text)),
+                NumTok::Lit(s) => out.push_str(s),
+                NumTok::Percent => out.push('%'),
+                NumTok::Point => out.push('.'),
+                _ => {}
+            }
+        }
+        out.push_str(&exp_text);
     }
     out
 }
