@@ -86,3 +86,36 @@ pub fn register(ctx: &datafusion::prelude::SessionContext) {
         ctx.register_udaf(f.as_ref().clone());
     }
 }
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_function_is_registered_once_in_lower_case() {
+        let mut names = HashSet::new();
+        for f in scalar_functions() {
+            assert_eq!(f.name(), f.name().to_lowercase());
+            assert!(names.insert(f.name().to_string()), "{} twice", f.name());
+            for a in f.aliases() {
+                assert!(names.insert(a.clone()), "{a} twice");
+            }
+        }
+        for f in aggregate_functions() {
+            assert!(names.insert(f.name().to_string()), "{} twice", f.name());
+        }
+        let wanted = "iif nz switch choose isnull isnumeric isdate isempty len left right mid \
+            instr instrrev ucase lcase trim ltrim rtrim space string replace strcomp strreverse \
+            strconv asc ascw chr chrw hex oct val str format formatnumber formatcurrency \
+            formatpercent formatdatetime cbool cbyte ccur cdate cdbl cdec cint clng csng cstr \
+            cvar abs int fix round sgn sqr exp log atn sin cos tan rnd date time now timer year \
+            month day hour minute second weekday weekdayname monthname dateadd datediff datepart \
+            dateserial timeserial datevalue timevalue first last stdev stdevp var varp \
+            access_concat access_like access_mod access_intdiv access_pow access_add access_sub \
+            left$ right$ mid$ format$ ucase$ lcase$ trim$ chr$ str$";
+        for w in wanted.split_whitespace() {
+            assert!(names.contains(w), "{w} is missing");
+        }
+    }
+}

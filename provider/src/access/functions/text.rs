@@ -473,3 +473,41 @@ pub fn functions() -> Vec<AccessScalar> {
         AccessScalar::new("Str", 1, 1, utf8, str_fn).dollar(),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::datatypes::DataType;
+
+    fn run(f: fn(&Call) -> Result<Value>, args: &[Value]) -> Value {
+        let ret = DataType::Utf8;
+        f(&Call {
+            name: "t",
+            args,
+            ret: &ret,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn trims_spaces_only() {
+        // https://learn.microsoft.com/office/vba/language/reference/user-interface-help/ltrim-rtrim-and-trim-functions
+        // (in a plain DataFusion session TRIM(...) is SQL syntax, so the
+        // slt files reach this function only through the Access dialect)
+        let s = Value::Text("  <-Trim->  ".into());
+        assert_eq!(
+            run(trim, std::slice::from_ref(&s)),
+            Value::Text("<-Trim->".into())
+        );
+        assert_eq!(
+            run(ltrim, std::slice::from_ref(&s)),
+            Value::Text("<-Trim->  ".into())
+        );
+        assert_eq!(
+            run(rtrim, std::slice::from_ref(&s)),
+            Value::Text("  <-Trim->".into())
+        );
+        let tab = Value::Text("\tx ".into());
+        assert_eq!(run(trim, &[tab]), Value::Text("\tx".into()));
+    }
+}
