@@ -1,11 +1,121 @@
-//! (placeholder until the function library lands)
+//! The Access function library as DataFusion functions: every VBA/Jet
+//! expression function an Access query may call (text, conversion,
+//! math, date, Format, choice functions), Access's own aggregates (First,
+//! Last, StDev, StDevP, Var, VarP) and the functions Access operators
+//! are rewritten to (`access_concat`, `access_like`, `access_mod`,
+//! `access_intdiv`, `access_pow`, `access_add`, `access_sub`).
+//!
+//! Each function is registered under its Access name in lower case
+//! (`iif`, `mid`, `datediff`), `$` variants as aliases (`left$`). They
+//! are meant for the session that runs Access-dialect statements, where
+//! they replace DataFusion's functions of the same name (`round` is
+//! banker's rounding, `log` the natural logarithm, `left`, `trim`,
+//! `replace`, `instr`, `now` behave as in Access).
+//!
+//! Semantics follow Microsoft's documentation of each function in the
+//! en-US locale (`m/d/yyyy` dates, `$`, `.` decimal point, `,` thousands
+//! separator, English day and month names, Sunday the first day of the
+//! week, the week of January 1 the first week). Date/Time values are
+//! `Timestamp(Microsecond, None)`; a time alone is on 1899-12-30.
+//! Functions are immutable (so constant calls fold and an index seek
+//! survives `WHERE d > DateSerial(1998, 1, 1)`) except Date, Time, Now,
+//! Timer and Rnd.
+
+pub mod aggregate;
+pub mod calendar;
+pub mod convert;
+pub mod date;
+pub mod datefmt;
+pub mod format;
+pub mod like;
+pub mod logic;
+pub mod math;
+pub mod numfmt;
+pub mod operators;
+pub mod parse;
+pub mod text;
+pub mod types;
+pub mod udf;
+pub mod value;
+
+#[cfg(test)]
+mod proptests;
+
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use std::sync::Arc;
-/// The Access scalar functions.
+
+/// Every Access scalar function and operator helper.
 pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
-    Vec::new()
+    let groups = [
+        text::functions(),
+        logic::functions(),
+        convert::functions(),
+        math::functions(),
+        date::functions(),
+        format::functions(),
+        operators::functions(),
+    ];
+    groups
+        .into_iter()
+        .flatten()
+        .map(|f| Arc::new(ScalarUDF::new_from_impl(f)))
+        .collect()
 }
-/// The Access aggregate functions.
+
+/// Access's aggregates: First, Last, StDev, StDevP, Var, VarP.
 pub fn aggregate_functions() -> Vec<Arc<AggregateUDF>> {
-    Vec::new()
+    let mut out = vec![
+        Arc::new(AggregateUDF::new_from_impl(aggregate::FirstLast::first())),
+        Arc::new(AggregateUDF::new_from_impl(aggregate::FirstLast::last())),
+    ];
+    out.extend(
+        aggregate::Spread::all()
+            .into_iter()
+            .map(|s| Arc::new(AggregateUDF::new_from_impl(s))),
+    );
+    out
+}
+
+/// Registers every Access function on a session context, replacing
+/// DataFusion's functions of the same names.
+pub fn register(ctx: &datafusion::prelude::SessionContext) {
+    for f in scalar_functions() {
+        ctx.register_udf(f.as_ref().clone());
+    }
+    for f in aggregate_functions() {
+        ctx.register_udaf(f.as_ref().clone());
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_function_is_registered_once_in_lower_case() {
+        let mut names = HashSet::new();
+        for f in scalar_functions() {
+            assert_eq!(f.name(), f.name().to_lowercase());
+            assert!(names.insert(f.name().to_string()), "{} twice", f.name());
+            for a in f.aliases() {
+                assert!(names.insert(a.clone()), "{a} twice");
+            }
+        }
+        for f in aggregate_functions() {
+            assert!(names.insert(f.name().to_string()), "{} twice", f.name());
+        }
+        let wanted = "iif nz switch choose isnull isnumeric isdate isempty len left right mid \
+            instr instrrev ucase lcase trim ltrim rtrim space string replace strcomp strreverse \
+            strconv asc ascw chr chrw hex oct val str format formatnumber formatcurrency \
+            formatpercent formatdatetime cbool cbyte ccur cdate cdbl cdec cint clng csng cstr \
+            cvar abs int fix round sgn sqr exp log atn sin cos tan rnd date time now timer year \
+            month day hour minute second weekday weekdayname monthname dateadd datediff datepart \
+            dateserial timeserial datevalue timevalue first last stdev stdevp var varp \
+            access_concat access_like access_mod access_intdiv access_pow access_add access_sub \
+            left$ right$ mid$ format$ ucase$ lcase$ trim$ chr$ str$";
+        for w in wanted.split_whitespace() {
+            assert!(names.contains(w), "{w} is missing");
+        }
+    }
 }

@@ -1,0 +1,493 @@
+//! The one DataFusion scalar UDF type every Access function is: a name,
+//! an arity, the arguments whose Null makes the result Null, a rule for
+//! the result's Arrow type and a row function over [`Value`]s.
+//!
+//! Arguments arrive as whatever Arrow types DataFusion has; they are read
+//! through a few canonical types (Int64, Float32/64, Decimal128,
+//! Timestamp(µs), Utf8, Boolean) and the result is built in the type the
+//! return rule chose, converting with Access's coercions.
+
+use super::value::{Value, fn_err, to_bool, to_date, to_f64, to_i64, to_text};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BooleanBuilder, Decimal128Builder, Float32Builder, Float64Builder,
+    Int16Builder, Int32Builder, Int64Builder, NullArray, StringBuilder,
+    TimestampMicrosecondBuilder, UInt8Builder,
+};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{
+    DataType, Decimal128Type, Float32Type, Float64Type, Int64Type, TimeUnit,
+    TimestampMicrosecondType,
+};
+use datafusion::common::ScalarValue;
+use datafusion::error::Result;
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+};
+use std::sync::Arc;
+
+/// A function's arguments for one row, with helpers that convert them by
+/// Access's rules and name the function and argument in errors.
+pub struct Call<'a> {
+    /// The function's Access name, for messages.
+    pub name: &'static str,
+    /// The row's argument values (missing optional arguments are absent).
+    pub args: &'a [Value],
+    /// The type the result is built in.
+    pub ret: &'a DataType,
+}
+
+impl Call<'_> {
+    /// Argument `i`, or Null when it was not given.
+    pub fn arg(&self, i: usize) -> &Value {
+        self.args.get(i).unwrap_or(&Value::Null)
+    }
+    /// True when argument `i` was given.
+    pub fn has(&self, i: usize) -> bool {
+        i < self.args.len()
+    }
+    fn null_err(&self, label: &str) -> datafusion::error::DataFusionError {
+        fn_err(
+            self.name,
+            format!("invalid use of Null in argument {label}"),
+        )
+    }
+    /// Argument `i` as a number; Null is an error.
+    pub fn num(&self, i: usize, label: &str) -> Result<f64> {
+        to_f64(self.name, self.arg(i))?.ok_or_else(|| self.null_err(label))
+    }
+    /// Argument `i` as a whole number (banker's rounding); Null is an error.
+    pub fn int(&self, i: usize, label: &str) -> Result<i64> {
+        to_i64(self.name, self.arg(i))?.ok_or_else(|| self.null_err(label))
+    }
+    /// Optional whole-number argument `i`, `default` when not given.
+    pub fn int_or(&self, i: usize, label: &str, default: i64) -> Result<i64> {
+        if self.has(i) {
+            self.int(i, label)
+        } else {
+            Ok(default)
+        }
+    }
+    /// Argument `i` as text; Null is an error.
+    pub fn text(&self, i: usize, label: &str) -> Result<String> {
+        to_text(self.arg(i)).ok_or_else(|| self.null_err(label))
+    }
+    /// Argument `i` as a date (engine microseconds); Null is an error.
+    pub fn date(&self, i: usize, label: &str) -> Result<i64> {
+        to_date(self.name, self.arg(i))?.ok_or_else(|| self.null_err(label))
+    }
+    /// Argument `i` as Yes/No; Null is an error.
+    pub fn bool(&self, i: usize, label: &str) -> Result<bool> {
+        to_bool(self.name, self.arg(i))?.ok_or_else(|| self.null_err(label))
+    }
+    /// An error naming this function.
+    pub fn err(&self, msg: impl std::fmt::Display) -> datafusion::error::DataFusionError {
+        fn_err(self.name, msg)
+    }
+}
+
+/// A row function.
+pub type EvalFn = fn(&Call) -> Result<Value>;
+/// A result type rule over the argument types (after [`canonical`]).
+pub type RetFn = fn(&[DataType]) -> Result<DataType>;
+
+/// Bit mask meaning "a Null in any argument makes the result Null".
+pub const NULL_ANY: u64 = u64::MAX;
+/// Bit mask meaning "a Null first argument makes the result Null".
+pub const NULL_FIRST: u64 = 1;
+/// Bit mask meaning "the function handles every Null itself".
+pub const NULL_NONE: u64 = 0;
+
+/// One Access scalar function as a DataFusion UDF.
+#[derive(Debug)]
+pub struct AccessScalar {
+    title: &'static str,
+    name: String,
+    aliases: Vec<String>,
+    signature: Signature,
+    min: usize,
+    max: usize,
+    null_mask: u64,
+    ret: RetFn,
+    eval: EvalFn,
+}
+
+impl PartialEq for AccessScalar {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for AccessScalar {}
+impl std::hash::Hash for AccessScalar {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+impl AccessScalar {
+    /// A function named `title` (Access spelling; registered in lower
+    /// case) taking `min..=max` arguments.
+    pub fn new(title: &'static str, min: usize, max: usize, ret: RetFn, eval: EvalFn) -> Self {
+        AccessScalar {
+            title,
+            name: title.to_ascii_lowercase(),
+            aliases: Vec::new(),
+            signature: Signature::user_defined(Volatility::Immutable),
+            min,
+            max,
+            null_mask: NULL_ANY,
+            ret,
+            eval,
+        }
+    }
+    /// Sets which arguments' Null makes the result Null (bit i = arg i).
+    pub fn nulls(mut self, mask: u64) -> Self {
+        self.null_mask = mask;
+        self
+    }
+    /// Marks the function volatile (a new value per evaluation).
+    pub fn volatile(mut self) -> Self {
+        self.signature = Signature::user_defined(Volatility::Volatile);
+        self
+    }
+    /// Sets the name errors use (for operator functions: `Mod`, `Like`).
+    pub fn titled(mut self, title: &'static str) -> Self {
+        self.title = title;
+        self
+    }
+    /// Adds the `$` alias (`Left$` for `Left`).
+    pub fn dollar(mut self) -> Self {
+        self.aliases.push(format!("{}$", self.name));
+        self
+    }
+}
+
+/// The type an argument is read as: every integer as Int64, Float16 as
+/// Float32, dates and timestamps as Timestamp(µs), every string type as
+/// Utf8. `None` for types no Access value has.
+pub fn canonical(dt: &DataType) -> Option<DataType> {
+    use DataType::*;
+    Some(match dt {
+        Null => Null,
+        Boolean => Boolean,
+        Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 => Int64,
+        Float16 | Float32 => Float32,
+        Float64 => Float64,
+        Decimal128(p, s) => Decimal128(*p, *s),
+        Decimal32(_, s) | Decimal64(_, s) => Decimal128(38, *s),
+        Date32 | Date64 | Timestamp(_, _) => Timestamp(TimeUnit::Microsecond, None),
+        Utf8 | LargeUtf8 | Utf8View => Utf8,
+        Dictionary(_, v) => return canonical(v),
+        _ => return None,
+    })
+}
+
+/// The Arrow type a Variant-valued result of argument type `dt` is built
+/// in (keeps Access's own types, widens the rest).
+pub fn variant_type(dt: &DataType) -> DataType {
+    use DataType::*;
+    match dt {
+        Int8 => Int16,
+        UInt16 => Int32,
+        UInt32 | UInt64 => Int64,
+        Float16 => Float32,
+        Decimal32(_, s) | Decimal64(_, s) => Decimal128(38, *s),
+        Date32 | Date64 | Timestamp(_, _) => Timestamp(TimeUnit::Microsecond, None),
+        LargeUtf8 | Utf8View => Utf8,
+        Dictionary(_, v) => variant_type(v),
+        other => other.clone(),
+    }
+}
+
+impl ScalarUDFImpl for AccessScalar {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn aliases(&self) -> &[String] {
+        &self.aliases
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        let n = arg_types.len();
+        if n < self.min || n > self.max {
+            let want = if self.min == self.max {
+                format!("{}", self.min)
+            } else {
+                format!("{} to {}", self.min, self.max)
+            };
+            return Err(fn_err(
+                self.title,
+                format!("takes {want} arguments, {n} given"),
+            ));
+        }
+        arg_types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                canonical(t).ok_or_else(|| {
+                    fn_err(
+                        self.title,
+                        format!("argument {} has type {t}, which has no Access value", i + 1),
+                    )
+                })
+            })
+            .collect()
+    }
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        (self.ret)(arg_types)
+    }
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let ret = args.return_type().clone();
+        let scalar = args
+            .args
+            .iter()
+            .all(|a| matches!(a, ColumnarValue::Scalar(_)));
+        let rows = if scalar { 1 } else { args.number_rows };
+        let mut cols = Vec::with_capacity(args.args.len());
+        for a in &args.args {
+            let arr = match a {
+                ColumnarValue::Scalar(s) => s.to_array_of_size(1)?,
+                ColumnarValue::Array(a) => Arc::clone(a),
+            };
+            let to = canonical(arr.data_type()).ok_or_else(|| {
+                fn_err(
+                    self.title,
+                    format!("unsupported argument type {}", arr.data_type()),
+                )
+            })?;
+            let arr = if arr.data_type() == &to {
+                arr
+            } else {
+                cast(&arr, &to)?
+            };
+            cols.push((arr, matches!(a, ColumnarValue::Scalar(_))));
+        }
+        let mut out = Vec::with_capacity(rows);
+        let mut vals = Vec::with_capacity(cols.len());
+        for r in 0..rows {
+            vals.clear();
+            let mut null_hit = false;
+            for (i, (arr, one)) in cols.iter().enumerate() {
+                let v = cell(arr.as_ref(), if *one { 0 } else { r });
+                if v.is_null() && i < 64 && self.null_mask & (1 << i) != 0 {
+                    null_hit = true;
+                }
+                vals.push(v);
+            }
+            if null_hit {
+                out.push(Value::Null);
+                continue;
+            }
+            out.push((self.eval)(&Call {
+                name: self.title,
+                args: &vals,
+                ret: &ret,
+            })?);
+        }
+        let arr = build(self.title, &out, &ret)?;
+        if scalar {
+            Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&arr, 0)?))
+        } else {
+            Ok(ColumnarValue::Array(arr))
+        }
+    }
+}
+
+/// Row `r` of a canonical array as a [`Value`].
+pub fn cell(arr: &dyn Array, r: usize) -> Value {
+    if arr.is_null(r) {
+        return Value::Null;
+    }
+    match arr.data_type() {
+        DataType::Boolean => Value::Bool(arr.as_boolean().value(r)),
+        DataType::Int64 => Value::Int(arr.as_primitive::<Int64Type>().value(r)),
+        DataType::Float32 => Value::Single(arr.as_primitive::<Float32Type>().value(r)),
+        DataType::Float64 => Value::Double(arr.as_primitive::<Float64Type>().value(r)),
+        DataType::Decimal128(_, s) => {
+            Value::Decimal(arr.as_primitive::<Decimal128Type>().value(r), *s)
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            Value::Date(arr.as_primitive::<TimestampMicrosecondType>().value(r))
+        }
+        DataType::Utf8 => Value::Text(arr.as_string::<i32>().value(r).to_string()),
+        _ => Value::Null,
+    }
+}
+
+/// Integer conversion with a range check ("overflow" as Access says).
+fn int_in<T: TryFrom<i64>>(func: &str, v: &Value) -> Result<Option<T>> {
+    match to_i64(func, v)? {
+        None => Ok(None),
+        Some(i) => T::try_from(i)
+            .map(Some)
+            .map_err(|_| fn_err(func, "overflow")),
+    }
+}
+
+/// A decimal value rescaled to scale `s` (half-even when digits drop).
+pub fn to_decimal(func: &str, v: &Value, p: u8, s: i8) -> Result<Option<i128>> {
+    let unscaled = match v {
+        Value::Null => return Ok(None),
+        Value::Decimal(u, vs) => rescale(*u, *vs, s),
+        Value::Int(i) => (*i as i128).checked_mul(10i128.pow(s.max(0) as u32)),
+        Value::Single(f) => float_scaled(*f as f64, 7, s),
+        other => float_scaled(to_f64(func, other)?.unwrap_or(0.0), 15, s),
+    };
+    let limit = 10i128.pow(p.min(38) as u32);
+    match unscaled {
+        Some(u) if u.abs() < limit => Ok(Some(u)),
+        _ => Err(fn_err(func, "overflow")),
+    }
+}
+
+/// A floating value at scale `s`, read through its first `digits`
+/// significant decimal digits (as Access shows the number), rounding
+/// half to even where scale `s` drops digits.
+fn float_scaled(f: f64, digits: usize, s: i8) -> Option<i128> {
+    if !f.is_finite() {
+        return None;
+    }
+    if f == 0.0 {
+        return Some(0);
+    }
+    let sci = format!("{:.*e}", digits - 1, f);
+    let (mant, exp) = sci.split_once('e')?;
+    let exp: i32 = exp.parse().ok()?;
+    let neg = mant.starts_with('-');
+    let m: i128 = mant
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .ok()?;
+    // f = m × 10^(exp − digits + 1); at scale s: m × 10^(exp − digits + 1 + s).
+    let shift = exp - digits as i32 + 1 + s as i32;
+    if shift > 38 {
+        return None;
+    }
+    let u = if shift >= 0 {
+        m.checked_mul(10i128.checked_pow(shift as u32)?)?
+    } else if shift < -38 {
+        0
+    } else {
+        rescale(m, (-shift) as i8, 0)?
+    };
+    Some(if neg { -u } else { u })
+}
+
+/// `u` at scale `from` rescaled to scale `to`, rounding half to even.
+pub fn rescale(u: i128, from: i8, to: i8) -> Option<i128> {
+    if to >= from {
+        u.checked_mul(10i128.checked_pow((to - from) as u32)?)
+    } else {
+        let d = 10i128.checked_pow((from - to) as u32)?;
+        let q = u.div_euclid(d);
+        let r = u.rem_euclid(d);
+        let twice = r * 2;
+        Some(if twice > d || (twice == d && q % 2 != 0) {
+            q + 1
+        } else {
+            q
+        })
+    }
+}
+
+/// Builds an array of type `ty` from row values, converting each by
+/// Access's rules.
+pub fn build(func: &str, vals: &[Value], ty: &DataType) -> Result<ArrayRef> {
+    let n = vals.len();
+    Ok(match ty {
+        DataType::Null => {
+            if let Some(v) = vals.iter().find(|v| !v.is_null()) {
+                return Err(fn_err(
+                    func,
+                    format!(
+                        "unexpected value {} for a Null result",
+                        to_text(v).unwrap_or_default()
+                    ),
+                ));
+            }
+            Arc::new(NullArray::new(n))
+        }
+        DataType::Boolean => {
+            let mut b = BooleanBuilder::with_capacity(n);
+            for v in vals {
+                b.append_option(to_bool(func, v)?);
+            }
+            Arc::new(b.finish())
+        }
+        DataType::UInt8 => {
+            let mut b = UInt8Builder::with_capacity(n);
+            for v in vals {
+                b.append_option(int_in::<u8>(func, v)?);
+            }
+            Arc::new(b.finish())
+        }
+        DataType::Int16 => {
+            let mut b = Int16Builder::with_capacity(n);
+            for v in vals {
+                b.append_option(int_in::<i16>(func, v)?);
+            }
+            Arc::new(b.finish())
+        }
+        DataType::Int32 => {
+            let mut b = Int32Builder::with_capacity(n);
+            for v in vals {
+                b.append_option(int_in::<i32>(func, v)?);
+            }
+            Arc::new(b.finish())
+        }
+        DataType::Int64 => {
+            let mut b = Int64Builder::with_capacity(n);
+            for v in vals {
+                b.append_option(int_in::<i64>(func, v)?);
+            }
+            Arc::new(b.finish())
+        }
+        DataType::Float32 => {
+            let mut b = Float32Builder::with_capacity(n);
+            for v in vals {
+                b.append_option(match v {
+                    Value::Single(f) => Some(*f),
+                    other => to_f64(func, other)?.map(|f| f as f32),
+                });
+            }
+            Arc::new(b.finish())
+        }
+        DataType::Float64 => {
+            let mut b = Float64Builder::with_capacity(n);
+            for v in vals {
+                b.append_option(to_f64(func, v)?);
+            }
+            Arc::new(b.finish())
+        }
+        DataType::Decimal128(p, s) => {
+            let mut b = Decimal128Builder::with_capacity(n);
+            for v in vals {
+                b.append_option(to_decimal(func, v, *p, *s)?);
+            }
+            Arc::new(b.finish().with_precision_and_scale(*p, *s)?)
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, None) => {
+            let mut b = TimestampMicrosecondBuilder::with_capacity(n);
+            for v in vals {
+                b.append_option(to_date(func, v)?);
+            }
+            Arc::new(b.finish())
+        }
+        DataType::Utf8 => {
+            let mut b = StringBuilder::with_capacity(n, n * 8);
+            for v in vals {
+                b.append_option(to_text(v));
+            }
+            Arc::new(b.finish())
+        }
+        other => {
+            return Err(fn_err(
+                func,
+                format!("cannot produce a result of type {other}"),
+            ));
+        }
+    })
+}
