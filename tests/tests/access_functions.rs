@@ -107,6 +107,12 @@ async fn access_function_files() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "slt"))
+        // the function files; tests/tests/access_sql.rs runs every file
+        // of the folder (these too) through the Access front end
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("functions_"))
+        })
         .collect();
     files.sort();
     let mut records = 0;

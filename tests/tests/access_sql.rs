@@ -13,7 +13,7 @@ use datafusion::prelude::SessionConfig;
 use jet_provider::{JetOptions, JetSession, SqlDialect};
 use sqllogictest::DefaultColumnType;
 use std::path::{Path, PathBuf};
-use support::slt_output::db_output;
+use support::slt_output::db_output_shortest_floats;
 
 mod support;
 
@@ -32,8 +32,9 @@ fn fixture() -> PathBuf {
 
 fn session(corpus: &Path, pushdown: bool, dialect: SqlDialect) -> JetSession {
     let s = JetSession::new(jet_provider::session_context(
+        // one partition: First and Last take rows in table order
         SessionConfig::new()
-            .with_target_partitions(2)
+            .with_target_partitions(1)
             .with_information_schema(true)
             .with_default_catalog_and_schema("datafusion", "public"),
     ));
@@ -73,7 +74,7 @@ impl sqllogictest::AsyncDB for Access {
             .map_err(|e| SltError(e.to_string()))?;
         let schema = df.schema().as_arrow().clone();
         let batches = df.collect().await.map_err(|e| SltError(e.to_string()))?;
-        Ok(db_output(&schema, &batches))
+        Ok(db_output_shortest_floats(&schema, &batches))
     }
 
     async fn shutdown(&mut self) {}

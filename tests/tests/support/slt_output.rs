@@ -1,6 +1,7 @@
 //! sqllogictest output shared by the slt runners.
 
-use datafusion::arrow::array::Array;
+use datafusion::arrow::array::{Array, AsArray};
+use datafusion::arrow::datatypes::{Float32Type, Float64Type};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use sqllogictest::{DBOutput, DefaultColumnType};
@@ -10,6 +11,23 @@ use sqllogictest::{DBOutput, DefaultColumnType};
 pub fn db_output(
     schema: &datafusion::arrow::datatypes::Schema,
     batches: &[datafusion::arrow::array::RecordBatch],
+) -> DBOutput<DefaultColumnType> {
+    output(schema, batches, false)
+}
+
+/// [`db_output`] with floating point numbers in Rust's shortest form
+/// (`2`, `0.5`), as the Access files of `tests/slt/access/` spell them.
+pub fn db_output_shortest_floats(
+    schema: &datafusion::arrow::datatypes::Schema,
+    batches: &[datafusion::arrow::array::RecordBatch],
+) -> DBOutput<DefaultColumnType> {
+    output(schema, batches, true)
+}
+
+fn output(
+    schema: &datafusion::arrow::datatypes::Schema,
+    batches: &[datafusion::arrow::array::RecordBatch],
+    shortest_floats: bool,
 ) -> DBOutput<DefaultColumnType> {
     let types = schema
         .fields()
@@ -43,7 +61,16 @@ pub fn db_output(
                 fmts.iter()
                     .zip(b.columns())
                     .map(|(f, c)| {
-                        let s = f.value(r).to_string();
+                        let s = match c.data_type() {
+                            _ if c.is_null(r) => f.value(r).to_string(),
+                            DataType::Float64 if shortest_floats => {
+                                c.as_primitive::<Float64Type>().value(r).to_string()
+                            }
+                            DataType::Float32 if shortest_floats => {
+                                c.as_primitive::<Float32Type>().value(r).to_string()
+                            }
+                            _ => f.value(r).to_string(),
+                        };
                         if s.is_empty() && !c.is_null(r) {
                             "(empty)".to_string()
                         } else {
