@@ -157,6 +157,7 @@ fn recover_with_crashes(
             Ok(_) => {
                 let live = s.live_disk();
                 assert_eq!(live.journal, None, "{ctx}: recovery left a journal");
+                assert_eq!(live.partial, None, "{ctx}: recovery left a partial journal");
                 // recovery ends with everything durable
                 let again = s.crash_disk(rng);
                 assert_eq!(
@@ -442,4 +443,122 @@ pub fn batch_invariant(db: &Database) -> Result<Option<i32>, String> {
         return Err(format!("codes of batch {first} are not exactly its own"));
     }
     Ok(Some(first))
+}
+
+/// What [`io_error_check`] checked.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct IoErrorReport {
+    /// I/O steps of the commit (each one failed in turn).
+    pub steps: u64,
+    /// Commits run with one injected error (steps × error kinds × whether
+    /// the failing operation took effect).
+    pub runs: u64,
+    /// Errors reported as "not committed" (the outcome was O every time).
+    pub not_committed: u64,
+    /// Errors reported as "uncertain" (the outcome was O or C).
+    pub uncertain: u64,
+    /// Of those, outcomes equal to C.
+    pub uncertain_new: u64,
+    /// Crash states after the error, recovered and compared.
+    pub states: u64,
+}
+
+/// The I/O-error check for one transaction: commits `changes` over image
+/// `o` on a simulated disk whose step `k` fails (EIO, then ENOSPC; the
+/// failing operation doing nothing, then taking effect before the error),
+/// for every step `k` of the commit. Every run must return an error; an
+/// error that is not [`JournalError::Uncertain`] must leave O, and an
+/// uncertain one O or C — as the process sees the files, after a reopen,
+/// and after `subsets` random crashes right after the error (each
+/// recovered with crashes during recovery). Panics on the first violation.
+pub fn io_error_check(
+    name: &str,
+    o: &[u8],
+    changes: &ImageChanges,
+    subsets: u64,
+    seed: u64,
+) -> IoErrorReport {
+    use jet_storage::journal::sim::Fault;
+    use jet_storage::{Error, JournalError};
+    let mut c = o.to_vec();
+    changes.apply_to(&mut c).expect("valid changes");
+    let mut f = JournaledFile::with_storage(SimStorage::new(name, o.to_vec())).expect("open");
+    f.commit(changes).expect("commit without faults");
+    let mut rep = IoErrorReport {
+        steps: f.storage().steps(),
+        ..IoErrorReport::default()
+    };
+    let mut rng = SimRng::new(seed);
+    let mut scratch = CrashReport::default();
+    for step in 0..rep.steps {
+        for kind in [std::io::ErrorKind::Other, std::io::ErrorKind::StorageFull] {
+            for took_effect in [false, true] {
+                let ctx = format!(
+                    "{name}: {kind:?} at step {step}/{} (took effect: {took_effect})",
+                    rep.steps
+                );
+                let mut s = SimStorage::new(name, o.to_vec());
+                s.fail_at(Some(Fault {
+                    step,
+                    kind,
+                    took_effect,
+                }));
+                let mut f = JournaledFile::with_storage(s).expect("open");
+                let result = f.commit(changes);
+                rep.runs += 1;
+                assert_eq!(f.storage().faults(), 1, "{ctx}: the fault was not reached");
+                let uncertain = match &result {
+                    Ok(()) => panic!("{ctx}: the commit returned Ok after an injected error"),
+                    Err(Error::Journal(JournalError::Uncertain { .. })) => true,
+                    Err(Error::Journal(JournalError::NotCommitted { .. })) => false,
+                    Err(e) => panic!("{ctx}: unexpected error kind: {e}"),
+                };
+                let allowed = |out: &[u8], how: &str| {
+                    if out == o {
+                        return false;
+                    }
+                    assert!(
+                        uncertain && out == c,
+                        "{ctx}: {how}: the outcome is {} (the error said: {})",
+                        if out == c.as_slice() {
+                            "C, but the error did not say uncertain"
+                        } else {
+                            "neither O nor C"
+                        },
+                        result
+                            .as_ref()
+                            .err()
+                            .map(|e| e.to_string())
+                            .unwrap_or_default()
+                    );
+                    true
+                };
+                let live = f.storage().live_disk();
+                if live.journal.is_none() && live.partial.is_none() {
+                    allowed(&live.db, "as the process sees the file");
+                }
+                let reopened = recover_with_crashes(live.clone(), &mut rng, &mut scratch, &ctx);
+                if allowed(&reopened, "after a reopen") {
+                    rep.uncertain_new += 1;
+                }
+                for n in 0..subsets {
+                    let disk = f.storage().crash_disk(&mut rng);
+                    let out = recover_with_crashes(
+                        disk,
+                        &mut rng,
+                        &mut scratch,
+                        &format!("{ctx}, crash subset {n}"),
+                    );
+                    allowed(&out, &format!("after a crash (subset {n})"));
+                    rep.states += 1;
+                }
+                if uncertain {
+                    rep.uncertain += 1;
+                } else {
+                    rep.not_committed += 1;
+                }
+            }
+        }
+    }
+    rep
 }

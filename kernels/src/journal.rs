@@ -2,10 +2,10 @@
 //! bytes after a crash, which saved originals a rollback restores, and the
 //! order of length changes within a transaction.
 //!
-//! A journal (`<db>.jetjournal`) is laid out as
+//! A journal (`<db>.jetjournal`, format 2) is laid out as
 //!
 //! ```text
-//! [header record][page record]*[commit record]?
+//! [header record][page record]*[commit slot: COMMIT_RECORD_LEN bytes]
 //! ```
 //!
 //! Every record is a 32-byte frame, a payload and a 4-byte trailer:
@@ -23,18 +23,39 @@
 //! ..     TRAILER "JjEd"
 //! ```
 //!
-//! The writer appends the page records first, flushes, then writes the
-//! header record into the space reserved at offset 0 and flushes again
-//! ("seals" the journal). Only then does it touch the database. A header
-//! whose trailer is missing therefore proves the database was never
-//! written: the journal is [`Shape::Unsealed`]. A header whose trailer is
-//! present but which fails its checks cannot come from a crash and is
-//! [`Shape::Corrupt`]. Within a sealed journal every page record must be
-//! whole and valid; a commit record may be absent or torn (the crash came
-//! before it was flushed) but never present-and-invalid.
+//! # Why a journal that exists is always evidence
 //!
-//! Tearing is modelled at byte granularity as "a prefix of a write
-//! persisted; the rest of the region reads as zeros or is absent".
+//! The writer builds the whole journal — header, page records and a commit
+//! slot of zeros — under a temporary name, flushes it, and only then
+//! renames it to `<db>.jetjournal` and flushes the directory ("seals" it).
+//! Nothing touches the database before that. So a file named
+//! `<db>.jetjournal` was whole and valid when it got its name: every byte
+//! of the header and the page records, and the journal's exact length
+//! (`records_end + COMMIT_RECORD_LEN`), are known. Any journal that is
+//! shorter, longer, or fails a check is damaged ([`Shape::Corrupt`]) and
+//! recovery must refuse it: there is no "unsealed" shape to discard.
+//!
+//! # The commit decision
+//!
+//! The commit record is written *over the zeros of the commit slot*, whose
+//! length was durable at sealing. A crash while writing it leaves a prefix
+//! of the record followed by zeros (tearing is modelled at byte
+//! granularity: "a prefix of a write persisted; the rest of the region
+//! still reads as it was"). So the slot decides ([`commit_slot`]):
+//!
+//! - all zeros: never committed → roll back;
+//! - the trailer in place: the record was completed; it must then be
+//!   whole and valid, or the journal is refused (a complete record that
+//!   later rotted is never mistaken for "never committed");
+//! - otherwise: the bytes must be exactly a prefix of a commit record
+//!   followed by zeros (every constant field within the prefix matches,
+//!   and when the prefix holds the whole payload, the checksum matches);
+//!   then the commit never completed → roll back; anything else is refused.
+//!
+//! A truncation inside the slot changes the journal's length and is
+//! refused. What cannot be told apart is a torn prefix from a complete
+//! record whose last bytes (including the four trailer bytes) were all
+//! zeroed by damage — a multi-byte fault no single bit flip can produce.
 
 use crate::Refusal;
 use crate::bytes::{u8_at, u32_at, u64_at};
@@ -53,7 +74,7 @@ pub const CHECKSUM_LEN: usize = 16;
 /// The frame bytes the checksum covers (magic, kind, page, length).
 pub const COVERED_LEN: usize = 16;
 /// Journal format version written in the header.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Length of the header payload.
 pub const HEADER_PAYLOAD_LEN: u32 = 104;
 /// Length of the whole header record (frame, payload, trailer); page
@@ -61,7 +82,7 @@ pub const HEADER_PAYLOAD_LEN: u32 = 104;
 pub const HEADER_RECORD_LEN: usize = 140;
 /// Length of the commit payload.
 pub const COMMIT_PAYLOAD_LEN: u32 = 48;
-/// Length of the whole commit record.
+/// Length of the whole commit record (and of the commit slot).
 pub const COMMIT_RECORD_LEN: usize = 84;
 /// Largest page size a journal admits.
 pub const MAX_PAGE_SIZE: u32 = 65536;
@@ -170,134 +191,60 @@ pub fn record_len(payload_len: u32) -> Option<usize> {
         .checked_add(TRAILER_LEN)
 }
 
-/// Whether `bytes` (up to `limit` of them) can be the persisted part of a
-/// torn record write into a zeroed or absent region: the bytes present
-/// start with a prefix of [`MAGIC`], and from the first byte that departs
-/// from it every byte up to `limit` is zero.
-#[must_use]
-pub fn tear_shaped(bytes: &[u8], limit: usize) -> bool {
-    let region = bytes.get(..limit.min(bytes.len())).unwrap_or(bytes);
-    let mut i = 0usize;
-    for (b, m) in region.iter().zip(MAGIC.iter()) {
-        if b != m {
-            break;
-        }
-        i = i.saturating_add(1);
-    }
-    if i >= MAGIC.len() {
-        return true;
-    }
-    region.get(i..).unwrap_or(&[]).iter().all(|&b| b == 0)
-}
-
 /// What a caller expects at an offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Expect {
     /// The kind that must be there.
     pub kind: Kind,
-    /// For header and commit records: their fixed payload length (the
-    /// trailer's position is known before the frame is trusted).
+    /// For header and commit records: their fixed payload length.
     pub fixed_len: Option<u32>,
     /// Largest admitted payload.
     pub max_payload: u32,
 }
 
-/// The outcome of reading one record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Read<'a> {
-    /// A whole, valid record.
-    Record {
-        /// Its frame.
-        frame: Frame,
-        /// Its payload.
-        payload: &'a [u8],
-        /// Offset just past its trailer.
-        end: usize,
-    },
-    /// The record's trailer is not in place and the bytes present are the
-    /// shape a torn write leaves.
-    Torn,
-    /// Bytes no crash can produce.
-    Corrupt(Refusal),
-}
-
-/// Reads the record at `offset` of `journal`, expecting `expect`.
+/// Reads the whole record at `offset` of `journal`, expecting `expect`.
 ///
 /// `sum(salt, covered, payload)` computes the 16-byte checksum the caller
-/// uses (for example a truncated SHA-256). Returns [`Read::Record`] only
-/// when magic, kind, reserved bytes, length, trailer and checksum all
-/// check; [`Read::Torn`] when the trailer is missing and the bytes are
-/// tear-shaped ([`tear_shaped`]); otherwise [`Read::Corrupt`].
+/// uses (for example a truncated SHA-256). Returns the frame, the payload
+/// and the offset just past the trailer only when magic, kind, reserved
+/// bytes, length, trailer and checksum all check; otherwise the refusal
+/// ([`Refusal::Torn`] when the record runs past the end of `journal`).
 pub fn read_record<'a, F>(
     journal: &'a [u8],
     offset: usize,
     expect: Expect,
     salt: &[u8],
     sum: &mut F,
-) -> Read<'a>
+) -> Result<(Frame, &'a [u8], usize), Refusal>
 where
     F: FnMut(&[u8], &[u8], &[u8]) -> [u8; CHECKSUM_LEN],
 {
-    let Some(rest) = journal.get(offset..) else {
-        return Read::Corrupt(Refusal::OutOfBounds);
-    };
-    let trailer_in_place = |total: usize| -> bool {
-        total
-            .checked_sub(TRAILER_LEN)
-            .and_then(|at| slice(rest, at, TRAILER_LEN))
-            == Some(&TRAILER[..])
-    };
-    if let Some(fixed) = expect.fixed_len {
-        let Some(total) = record_len(fixed) else {
-            return Read::Corrupt(Refusal::BadCount);
-        };
-        if !trailer_in_place(total) {
-            return if tear_shaped(rest, total) {
-                Read::Torn
-            } else {
-                Read::Corrupt(Refusal::BadRecord)
-            };
-        }
-    }
-    let frame = match decode_frame(rest) {
-        Ok(f) => f,
-        Err(Refusal::Torn) if expect.fixed_len.is_none() && tear_shaped(rest, FRAME_LEN) => {
-            return Read::Torn;
-        }
-        Err(Refusal::Torn) => return Read::Corrupt(Refusal::Torn),
-        Err(r) => return Read::Corrupt(r),
-    };
+    let rest = journal.get(offset..).ok_or(Refusal::OutOfBounds)?;
+    let frame = decode_frame(rest)?;
     if frame.kind != expect.kind {
-        return Read::Corrupt(Refusal::BadRecord);
+        return Err(Refusal::BadRecord);
     }
     if expect.fixed_len.is_some_and(|l| l != frame.payload_len)
         || frame.payload_len > expect.max_payload
     {
-        return Read::Corrupt(Refusal::BadCount);
+        return Err(Refusal::BadCount);
     }
-    let Some(total) = record_len(frame.payload_len) else {
-        return Read::Corrupt(Refusal::BadCount);
-    };
-    if !trailer_in_place(total) {
-        return Read::Torn;
+    let total = record_len(frame.payload_len).ok_or(Refusal::BadCount)?;
+    let trailer_at = total.checked_sub(TRAILER_LEN).ok_or(Refusal::BadCount)?;
+    let trailer = slice(rest, trailer_at, TRAILER_LEN).ok_or(Refusal::Torn)?;
+    if trailer != &TRAILER[..] {
+        return Err(Refusal::BadRecord);
     }
-    let (Some(covered), Some(payload), Some(end)) = (
-        rest.get(..COVERED_LEN),
-        usize::try_from(frame.payload_len)
-            .ok()
-            .and_then(|l| slice(rest, FRAME_LEN, l)),
-        offset.checked_add(total),
-    ) else {
-        return Read::Torn;
-    };
+    let covered = rest.get(..COVERED_LEN).ok_or(Refusal::Torn)?;
+    let payload = usize::try_from(frame.payload_len)
+        .ok()
+        .and_then(|l| slice(rest, FRAME_LEN, l))
+        .ok_or(Refusal::Torn)?;
     if sum(salt, covered, payload) != frame.checksum {
-        return Read::Corrupt(Refusal::Checksum);
+        return Err(Refusal::Checksum);
     }
-    Read::Record {
-        frame,
-        payload,
-        end,
-    }
+    let end = offset.checked_add(total).ok_or(Refusal::OutOfBounds)?;
+    Ok((frame, payload, end))
 }
 
 /// What the header record says.
@@ -311,10 +258,12 @@ pub struct Header {
     pub new_len: u64,
     /// Number of page records.
     pub records: u32,
-    /// Offset just past the last page record (where the commit goes).
+    /// Offset just past the last page record (where the commit slot is).
     pub records_end: u64,
-    /// Digest of O's page 0 (its first `min(page_size, orig_len)` bytes).
-    pub page0: [u8; 32],
+    /// Commitment (computed by the caller) over the whole of O: rollback
+    /// is allowed only when the saved pages together with the database's
+    /// other pages rebuild exactly this image.
+    pub original: [u8; 32],
     /// Digest of the database's file name.
     pub name: [u8; 16],
     /// Transaction id; the salt of every later record's checksum.
@@ -331,7 +280,7 @@ pub fn encode_header(h: &Header) -> [u8; 104] {
     put(&mut out, 16, &h.new_len.to_le_bytes());
     put(&mut out, 24, &h.records.to_le_bytes());
     put(&mut out, 32, &h.records_end.to_le_bytes());
-    put(&mut out, 40, &h.page0);
+    put(&mut out, 40, &h.original);
     put(&mut out, 72, &h.name);
     put(&mut out, 88, &h.txn);
     out
@@ -368,7 +317,7 @@ pub fn decode_header(p: &[u8]) -> Result<Header, Refusal> {
         new_len: u64_at(p, 16).ok_or(bad)?,
         records: u32_at(p, 24).ok_or(bad)?,
         records_end,
-        page0: array32(p, 40).ok_or(bad)?,
+        original: array32(p, 40).ok_or(bad)?,
         name: array16(p, 72).ok_or(bad)?,
         txn: array16(p, 88).ok_or(bad)?,
     })
@@ -411,20 +360,86 @@ pub fn decode_commit(p: &[u8]) -> Result<Commit, Refusal> {
     })
 }
 
+/// The value every commit record has at byte `i` (frame constants, the
+/// payload's reserved bytes, the trailer); `None` where it varies.
+#[must_use]
+pub fn commit_constant(i: usize) -> Option<u8> {
+    let len = COMMIT_PAYLOAD_LEN.to_le_bytes();
+    match i {
+        0..4 => MAGIC.get(i).copied(),
+        4 => Some(Kind::Commit.to_byte()),
+        5..12 => Some(0),
+        12..16 => len.get(i.wrapping_sub(12)).copied(),
+        44..48 => Some(0),
+        80..84 => TRAILER.get(i.wrapping_sub(80)).copied(),
+        _ => None,
+    }
+}
+
+/// The commit slot's decision: `Ok(Some(commit))` for a whole, valid
+/// commit record; `Ok(None)` for a slot that never received a whole record
+/// (all zeros, or a torn prefix of a commit record followed by zeros);
+/// `Err` for bytes no crash can leave (see the module documentation).
+///
+/// `slot` must be exactly [`COMMIT_RECORD_LEN`] bytes; `txn` is the salt.
+pub fn commit_slot<F>(slot: &[u8], txn: &[u8], sum: &mut F) -> Result<Option<Commit>, Refusal>
+where
+    F: FnMut(&[u8], &[u8], &[u8]) -> [u8; CHECKSUM_LEN],
+{
+    if slot.len() != COMMIT_RECORD_LEN {
+        return Err(Refusal::BadCount);
+    }
+    let trailer_at = COMMIT_RECORD_LEN.saturating_sub(TRAILER_LEN);
+    if slice(slot, trailer_at, TRAILER_LEN) == Some(&TRAILER[..]) {
+        let expect = Expect {
+            kind: Kind::Commit,
+            fixed_len: Some(COMMIT_PAYLOAD_LEN),
+            max_payload: COMMIT_PAYLOAD_LEN,
+        };
+        let (_, payload, _) = read_record(slot, 0, expect, txn, sum)?;
+        return decode_commit(payload).map(Some);
+    }
+    // a torn prefix: everything after the last non-zero byte is zero by
+    // construction; the prefix must agree with every constant of a record
+    let prefix = slot
+        .iter()
+        .rposition(|&b| b != 0)
+        .map_or(0, |i| i.saturating_add(1));
+    for (i, &b) in slot.iter().enumerate().take(prefix) {
+        if commit_constant(i).is_some_and(|c| c != b) {
+            return Err(Refusal::BadRecord);
+        }
+    }
+    if prefix > trailer_at {
+        // frame and payload are whole: their checksum must hold
+        let payload_end = FRAME_LEN.saturating_add(48);
+        let (Some(covered), Some(stored), Some(payload)) = (
+            slot.get(..COVERED_LEN),
+            slot.get(COVERED_LEN..FRAME_LEN),
+            slot.get(FRAME_LEN..payload_end),
+        ) else {
+            return Err(Refusal::Torn);
+        };
+        if sum(txn, covered, payload) != stored {
+            return Err(Refusal::Checksum);
+        }
+    }
+    Ok(None)
+}
+
 /// The state a journal's bytes are in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
-    /// The header never became whole: the database was not touched.
-    Unsealed,
-    /// A whole header and every page record it announces.
+    /// A whole header, every page record it announces, and a commit slot of
+    /// the exact length.
     Sealed {
         /// The header.
         header: Header,
-        /// The commit record, when one is whole and valid; `None` when it
-        /// is absent or torn.
+        /// The commit record, when one is whole and valid; `None` when the
+        /// slot is zeros or holds a torn prefix.
         commit: Option<Commit>,
     },
-    /// Bytes no crash can produce.
+    /// Bytes no crash can produce: the journal must be refused.
     Corrupt {
         /// Offset of the offending record.
         offset: usize,
@@ -446,37 +461,44 @@ pub fn page_span(page: u32, page_size: u32, file_len: u64) -> Option<(u64, u64)>
     Some((start, end.checked_sub(start)?))
 }
 
-/// Classifies a whole journal.
+/// Classifies a whole journal (one that carries the journal's name: see
+/// the module documentation).
 ///
 /// Calls `visit(page, payload_offset, payload_len)` for each page record in
-/// order while walking a sealed journal; when the result is not
-/// [`Shape::Sealed`] the caller must discard what it collected. Page
-/// records must have strictly increasing page numbers (each page is saved
-/// once) and exactly the length of that page's span in O ([`page_span`]).
+/// order; when the result is not [`Shape::Sealed`] the caller must discard
+/// what it collected. Page records must have strictly increasing page
+/// numbers (each page is saved once) and exactly the length of that page's
+/// span in O ([`page_span`]); the journal must end exactly at the end of
+/// the commit slot.
 pub fn classify<F, V>(journal: &[u8], sum: &mut F, visit: &mut V) -> Shape
 where
     F: FnMut(&[u8], &[u8], &[u8]) -> [u8; CHECKSUM_LEN],
     V: FnMut(u32, usize, usize),
 {
+    let corrupt = |offset: usize, refusal: Refusal| Shape::Corrupt { offset, refusal };
     let header_expect = Expect {
         kind: Kind::Header,
         fixed_len: Some(HEADER_PAYLOAD_LEN),
         max_payload: HEADER_PAYLOAD_LEN,
     };
     let header = match read_record(journal, 0, header_expect, &[], sum) {
-        Read::Torn => return Shape::Unsealed,
-        Read::Corrupt(refusal) => return Shape::Corrupt { offset: 0, refusal },
-        Read::Record { payload, .. } => match decode_header(payload) {
+        Err(refusal) => return corrupt(0, refusal),
+        Ok((_, payload, _)) => match decode_header(payload) {
             Ok(h) => h,
-            Err(refusal) => return Shape::Corrupt { offset: 0, refusal },
+            Err(refusal) => return corrupt(0, refusal),
         },
     };
-    let corrupt = |offset: usize, refusal: Refusal| Shape::Corrupt { offset, refusal };
     let Ok(records_end) = usize::try_from(header.records_end) else {
         return corrupt(0, Refusal::OutOfBounds);
     };
-    if records_end > journal.len() {
+    let Some(total) = records_end.checked_add(COMMIT_RECORD_LEN) else {
         return corrupt(0, Refusal::OutOfBounds);
+    };
+    if journal.len() < total {
+        return corrupt(journal.len(), Refusal::Torn);
+    }
+    if journal.len() > total {
+        return corrupt(total, Refusal::BadCount);
     }
     let page_expect = Expect {
         kind: Kind::Page,
@@ -488,9 +510,8 @@ where
     let mut count: u32 = 0;
     while offset < records_end {
         let (frame, end) = match read_record(journal, offset, page_expect, &header.txn, sum) {
-            Read::Record { frame, end, .. } => (frame, end),
-            Read::Torn => return corrupt(offset, Refusal::Torn),
-            Read::Corrupt(r) => return corrupt(offset, r),
+            Ok((frame, _, end)) => (frame, end),
+            Err(r) => return corrupt(offset, r),
         };
         if prev.is_some_and(|p| frame.page <= p) {
             return corrupt(offset, Refusal::Disorder);
@@ -520,36 +541,13 @@ where
     if offset != records_end || count != header.records {
         return corrupt(offset, Refusal::BadCount);
     }
-    let tail = journal.get(records_end..).unwrap_or(&[]);
-    if tail.is_empty() {
-        return Shape::Sealed {
-            header,
-            commit: None,
-        };
-    }
-    let commit_expect = Expect {
-        kind: Kind::Commit,
-        fixed_len: Some(COMMIT_PAYLOAD_LEN),
-        max_payload: COMMIT_PAYLOAD_LEN,
-    };
-    match read_record(journal, records_end, commit_expect, &header.txn, sum) {
-        Read::Torn if tail.len() <= COMMIT_RECORD_LEN => Shape::Sealed {
-            header,
-            commit: None,
-        },
-        Read::Torn => corrupt(records_end, Refusal::BadRecord),
-        Read::Corrupt(r) => corrupt(records_end, r),
-        Read::Record { payload, end, .. } => match decode_commit(payload) {
-            Err(r) => corrupt(records_end, r),
-            Ok(_) if end != journal.len() => corrupt(end, Refusal::BadCount),
-            Ok(c) if c.page_size != header.page_size || c.new_len != header.new_len => {
-                corrupt(records_end, Refusal::BadCount)
-            }
-            Ok(c) => Shape::Sealed {
-                header,
-                commit: Some(c),
-            },
-        },
+    let slot = journal.get(records_end..total).unwrap_or(&[]);
+    match commit_slot(slot, &header.txn, sum) {
+        Err(r) => corrupt(records_end, r),
+        Ok(Some(c)) if c.page_size != header.page_size || c.new_len != header.new_len => {
+            corrupt(records_end, Refusal::BadCount)
+        }
+        Ok(commit) => Shape::Sealed { header, commit },
     }
 }
 
@@ -611,10 +609,9 @@ pub fn length_order(orig_len: u64, new_len: u64) -> LengthOrder {
 /// What recovery does with a journal of a given shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Replay {
-    /// Nothing reached the database: delete the journal.
-    Discard,
     /// Restore every saved original and the original length, then delete
-    /// the journal.
+    /// the journal (after the caller checked that this rebuilds exactly
+    /// the header's original image).
     RollBack {
         /// Length to restore.
         orig_len: u64,
@@ -630,7 +627,6 @@ pub enum Replay {
 #[must_use]
 pub fn select_replay(shape: &Shape) -> Replay {
     match shape {
-        Shape::Unsealed => Replay::Discard,
         Shape::Sealed {
             header,
             commit: None,
@@ -683,8 +679,17 @@ mod tests {
 
     struct Built {
         bytes: Vec<u8>,
-        header_at: usize,
         commit_at: usize,
+    }
+
+    /// The commit record `build` writes for `ps` and `new_len`.
+    fn commit_record(ps: u32, new_len: u64) -> Vec<u8> {
+        let c = Commit {
+            new_len,
+            page_size: ps,
+            commitment: [3; 32],
+        };
+        record(Kind::Commit, 0, &encode_commit(&c), &[7u8; 16])
     }
 
     /// Builds a journal the way the writer does, for an image of `orig_len`
@@ -707,7 +712,7 @@ mod tests {
             new_len,
             records: pages.len() as u32,
             records_end: (HEADER_RECORD_LEN + body.len()) as u64,
-            page0: [1; 32],
+            original: [1; 32],
             name: [2; 16],
             txn,
         };
@@ -724,12 +729,10 @@ mod tests {
             let r = record(Kind::Commit, 0, &encode_commit(&c), &txn);
             assert_eq!(r.len(), COMMIT_RECORD_LEN);
             bytes.extend(r);
+        } else {
+            bytes.extend([0u8; COMMIT_RECORD_LEN]);
         }
-        Built {
-            bytes,
-            header_at: 0,
-            commit_at,
-        }
+        Built { bytes, commit_at }
     }
 
     fn shape(j: &[u8]) -> (Shape, Vec<(u32, usize, usize)>) {
@@ -780,7 +783,7 @@ mod tests {
             new_len: 7,
             records: 3,
             records_end: 999,
-            page0: [5; 32],
+            original: [5; 32],
             name: [6; 16],
             txn: [7; 16],
         };
@@ -822,69 +825,88 @@ mod tests {
             "{s:?}"
         );
         assert!(matches!(select_replay(&s), Replay::KeepIfCommitted(_)));
-        assert_eq!(select_replay(&Shape::Unsealed), Replay::Discard);
+        assert_eq!(
+            select_replay(&Shape::Corrupt {
+                offset: 0,
+                refusal: Refusal::Torn
+            }),
+            Replay::Refuse
+        );
     }
 
-    /// Every torn prefix of the header written over a zero-filled region
-    /// (the records already in place) is Unsealed; every torn prefix of the
-    /// commit is Sealed without a commit; the whole file is never Corrupt.
+    /// Every torn prefix of the commit record written over the zero slot
+    /// is "no commit"; every truncation of a journal, with or without a
+    /// commit, is refused (the journal's length was durable when it got
+    /// its name).
     #[test]
-    fn every_tear_is_recoverable() {
+    fn tears_roll_back_truncations_are_refused() {
         let b = build(512, 1500, 3000, &[1, 2], true);
-        for t in 0..HEADER_RECORD_LEN {
-            let mut j = b.bytes[..b.commit_at].to_vec();
-            for x in &mut j[b.header_at + t..HEADER_RECORD_LEN] {
-                *x = 0;
-            }
-            let (s, _) = shape(&j);
-            assert_eq!(s, Shape::Unsealed, "header torn at {t}");
-        }
+        let rec = commit_record(512, 3000);
         for t in 0..COMMIT_RECORD_LEN {
-            let j = &b.bytes[..b.commit_at + t];
-            let (s, _) = shape(j);
+            let mut j = b.bytes.clone();
+            j[b.commit_at + t..].fill(0);
+            let (s, _) = shape(&j);
             assert!(
                 matches!(s, Shape::Sealed { commit: None, .. }),
                 "commit torn at {t}: {s:?}"
             );
+            assert_eq!(&j[b.commit_at..b.commit_at + t], &rec[..t]);
         }
-        // a journal created but never written, or only partly written
-        assert_eq!(shape(&[]).0, Shape::Unsealed);
-        for t in 0..b.commit_at {
-            let mut j = vec![0u8; HEADER_RECORD_LEN.min(t)];
-            j.extend_from_slice(b.bytes.get(HEADER_RECORD_LEN..t).unwrap_or(&[]));
-            assert_eq!(shape(&j).0, Shape::Unsealed, "records torn at {t}");
-        }
-    }
-
-    /// Every single-byte change of a whole sealed journal is either refused
-    /// (Corrupt) or — only in the commit record — degrades to "no commit";
-    /// it is never read as a different valid journal.
-    #[test]
-    fn every_byte_flip_is_caught() {
-        let b = build(512, 1500, 1200, &[0, 2], true);
-        let (good, _) = shape(&b.bytes);
-        for i in 0..b.bytes.len() {
-            for flip in [0x01u8, 0x80, 0xFF] {
-                let mut j = b.bytes.clone();
-                j[i] ^= flip;
-                let (s, _) = shape(&j);
-                assert_ne!(s, good, "flip {flip:#x} at {i} went unnoticed");
-                let in_commit = i >= b.commit_at;
-                let in_header_trailer =
-                    (HEADER_RECORD_LEN - TRAILER_LEN..HEADER_RECORD_LEN).contains(&i);
-                match s {
-                    Shape::Corrupt { .. } => {}
-                    Shape::Sealed { commit: None, .. } if in_commit => {}
-                    Shape::Unsealed if in_header_trailer => {}
-                    other => panic!("flip at {i}: {other:?}"),
-                }
+        let rolled = build(512, 1500, 3000, &[1, 2], false);
+        for j in [&b.bytes, &rolled.bytes] {
+            for cut in 0..j.len() {
+                assert!(
+                    matches!(shape(&j[..cut]).0, Shape::Corrupt { .. }),
+                    "truncated at {cut}"
+                );
             }
         }
-        // bytes appended after the commit are refused
-        let mut j = b.bytes.clone();
-        j.push(0);
-        assert!(matches!(shape(&j).0, Shape::Corrupt { .. }));
-        // a different page-0 record order is refused
+        assert!(matches!(shape(&[]).0, Shape::Corrupt { .. }));
+    }
+
+    /// Every single-byte change of a whole journal (committed or not) is
+    /// refused; in a torn commit prefix a change may go unnoticed but is
+    /// never read as a commit.
+    #[test]
+    fn every_byte_flip_is_caught() {
+        for commit in [true, false] {
+            let b = build(512, 1500, 1200, &[0, 2], commit);
+            for i in 0..b.bytes.len() {
+                for flip in [0x01u8, 0x80, 0xFF] {
+                    let mut j = b.bytes.clone();
+                    j[i] ^= flip;
+                    let (s, _) = shape(&j);
+                    assert!(
+                        matches!(s, Shape::Corrupt { .. }),
+                        "commit {commit}: flip {flip:#x} at {i}: {s:?}"
+                    );
+                }
+            }
+            // bytes appended after the slot are refused
+            let mut j = b.bytes.clone();
+            j.push(0);
+            assert!(matches!(shape(&j).0, Shape::Corrupt { .. }));
+        }
+        let b = build(512, 1500, 1200, &[0, 2], true);
+        for t in 1..COMMIT_RECORD_LEN {
+            for i in b.commit_at..b.commit_at + t {
+                let mut j = b.bytes.clone();
+                j[b.commit_at + t..].fill(0);
+                j[i] ^= 0x10;
+                let (s, _) = shape(&j);
+                assert!(
+                    !matches!(
+                        s,
+                        Shape::Sealed {
+                            commit: Some(_),
+                            ..
+                        }
+                    ),
+                    "torn at {t}, flip at {i}: {s:?}"
+                );
+            }
+        }
+        // a different page-record order is refused
         let swapped = build(512, 1500, 1200, &[2, 0], false);
         assert!(matches!(
             shape(&swapped.bytes).0,
@@ -896,53 +918,71 @@ mod tests {
     }
 
     #[test]
-    fn junk_is_corrupt_not_unsealed() {
+    fn junk_is_corrupt() {
         assert!(matches!(shape(b"hello world").0, Shape::Corrupt { .. }));
         assert!(matches!(shape(&[0xFFu8; 300]).0, Shape::Corrupt { .. }));
-        assert_eq!(shape(&[0u8; 300]).0, Shape::Unsealed);
+        assert!(matches!(shape(&[0u8; 300]).0, Shape::Corrupt { .. }));
     }
 
-    fn oracle_tear_shaped(bytes: &[u8], limit: usize) -> bool {
-        let region = &bytes[..limit.min(bytes.len())];
-        // some prefix of the magic, then zeros
-        (0..=4).any(|k| {
-            region.len() >= k.min(region.len())
-                && region[..k.min(region.len())] == MAGIC[..k.min(region.len())]
-                && (k >= 4 || region[k.min(region.len())..].iter().all(|&b| b == 0))
-        })
+    /// The oracle of the commit slot, written from the framing: the whole
+    /// record is a commit; a slot whose trailer is in place but which is
+    /// not the record is refused; otherwise some prefix length `t` must
+    /// leave only zeros after it, agree with every constant byte of a
+    /// commit record before it, and (when the payload is whole) carry a
+    /// matching checksum.
+    fn oracle_slot(slot: &[u8], rec: &[u8]) -> Result<Option<()>, ()> {
+        if slot == rec {
+            return Ok(Some(()));
+        }
+        if slot[80..84] == TRAILER {
+            return Err(());
+        }
+        for t in 0..=COMMIT_RECORD_LEN {
+            if slot[t..].iter().any(|&b| b != 0) {
+                continue;
+            }
+            let constants_ok = (0..t).all(|i| match i {
+                0..4 => slot[i] == MAGIC[i],
+                4 => slot[i] == 3,
+                5..12 => slot[i] == 0,
+                12 => slot[i] == 48,
+                13..16 => slot[i] == 0,
+                44..48 => slot[i] == 0,
+                80..84 => slot[i] == TRAILER[i - 80],
+                _ => true,
+            });
+            let sum_ok = t <= 80 || toy(&[7u8; 16], &slot[..16], &slot[32..80]) == slot[16..32];
+            if constants_ok && sum_ok {
+                return Ok(None);
+            }
+        }
+        Err(())
     }
 
     #[test]
-    fn tear_shaped_exhaustive_small() {
-        let alphabet = [0u8, b'J', b'j', b'R', b'n', 9];
-        for len in 0..=5usize {
-            let mut idx = vec![0usize; len];
-            loop {
-                let bytes: Vec<u8> = idx.iter().map(|&i| alphabet[i]).collect();
-                for limit in 0..=6 {
-                    assert_eq!(
-                        tear_shaped(&bytes, limit),
-                        oracle_tear_shaped(&bytes, limit),
-                        "{bytes:?} {limit}"
-                    );
-                }
-                let mut k = 0;
-                loop {
-                    if k == len {
-                        break;
-                    }
-                    idx[k] += 1;
-                    if idx[k] < alphabet.len() {
-                        break;
-                    }
-                    idx[k] = 0;
-                    k += 1;
-                }
-                if k == len {
-                    break;
+    fn commit_slot_matches_oracle() {
+        let rec = commit_record(4096, 77_777);
+        let check = |slot: &[u8]| {
+            let got = commit_slot(slot, &[7u8; 16], &mut toy)
+                .map(|c| c.map(|_| ()))
+                .map_err(|_| ());
+            assert_eq!(got, oracle_slot(slot, &rec), "{slot:?}");
+        };
+        check(&rec);
+        check(&[0u8; COMMIT_RECORD_LEN]);
+        for t in 0..=COMMIT_RECORD_LEN {
+            let mut torn = rec.clone();
+            torn[t..].fill(0);
+            check(&torn);
+            for i in 0..COMMIT_RECORD_LEN {
+                for flip in [0x01u8, 0x20, 0x80, 0xFF] {
+                    let mut j = torn.clone();
+                    j[i] ^= flip;
+                    check(&j);
                 }
             }
         }
+        assert!(commit_slot(&rec[..83], &[7u8; 16], &mut toy).is_err());
     }
 
     fn oracle_span(page: u32, ps: u32, len: u64) -> Option<(u64, u64)> {
@@ -1075,10 +1115,14 @@ mod tests {
                 "{:?}", s
             );
             prop_assert_eq!(seen.len(), pages.len());
-            // a torn commit never yields Corrupt
-            let cut = b.commit_at + cut % (b.bytes.len() - b.commit_at + 1);
-            let (s, _) = shape(&b.bytes[..cut]);
-            prop_assert!(matches!(s, Shape::Sealed { .. }), "{:?}", s);
+            // a torn commit (a prefix over the zero slot) is "no commit";
+            // a truncation anywhere is refused
+            let mut torn = b.bytes.clone();
+            torn[b.commit_at + cut % COMMIT_RECORD_LEN..].fill(0);
+            let (s, _) = shape(&torn);
+            prop_assert!(matches!(s, Shape::Sealed { commit: None, .. }), "{:?}", s);
+            let (s, _) = shape(&b.bytes[..cut % b.bytes.len()]);
+            prop_assert!(matches!(s, Shape::Corrupt { .. }), "{:?}", s);
             // noise never panics
             let mut j = b.bytes.clone();
             for (i, x) in noise.iter().enumerate() {

@@ -7,6 +7,15 @@
 //! `EXPLAIN DELETE …` leaves the file alone); the work happens when the
 //! plan executes. After each commit the handle reopens its read-side
 //! [`Database`], so the next statement sees the new rows.
+//!
+//! Serializable writers: a statement that writes takes the file's writer
+//! lock *before* it is planned ([`JetHandle::lock_for_statement`], called
+//! by [`crate::JetSession`]) and refreshes the read-side [`Database`] under
+//! it, so everything the statement reads (an `INSERT … SELECT` from the
+//! same table, the rows a DELETE chooses) is the committed image no other
+//! process can change until the statement's own commit. A writer that
+//! cannot get the lock within the wait fails with the busy error
+//! (`JournalError::Locked`).
 
 use crate::exec::bound_ref;
 use crate::table::JetOptions;
@@ -53,6 +62,8 @@ struct Explicit {
 struct State {
     db: Database,
     explicit: Option<Explicit>,
+    /// The writer (and its exclusive lock) held for one statement.
+    statement: Option<Writer<JournaledFile>>,
 }
 
 /// One registered database: the read-side [`Database`] the tables scan
@@ -82,7 +93,11 @@ impl JetHandle {
         JetHandle {
             path: db.path().map(|p| p.to_path_buf()),
             options,
-            state: Mutex::new(State { db, explicit: None }),
+            state: Mutex::new(State {
+                db,
+                explicit: None,
+                statement: None,
+            }),
         }
     }
 
@@ -123,10 +138,44 @@ impl JetHandle {
         Database::open(path, OpenOptions::default()).map_err(to_df)
     }
 
+    /// Takes the file's writer lock for one statement that writes (waiting
+    /// up to the lock wait for other processes, then failing with the busy
+    /// error) and reopens the read side under it, so the statement plans
+    /// and reads the image its commit will change. Does nothing for a
+    /// read-only handle, inside an explicit transaction (which holds the
+    /// lock since `BEGIN`) or when the lock is already held; release with
+    /// [`JetHandle::unlock_statement`].
+    pub fn lock_for_statement(&self) -> Result<()> {
+        if !self.options.writable {
+            return Ok(());
+        }
+        let Some(path) = self.path.clone() else {
+            return Ok(());
+        };
+        let mut st = self.lock()?;
+        if st.explicit.is_some() || st.statement.is_some() {
+            return Ok(());
+        }
+        let writer = Database::open_writable(&path).map_err(to_df)?;
+        st.db = self.reopen(&path)?;
+        st.statement = Some(writer);
+        Ok(())
+    }
+
+    /// Releases the lock [`JetHandle::lock_for_statement`] took.
+    pub fn unlock_statement(&self) {
+        if let Ok(mut st) = self.lock() {
+            st.statement = None;
+        }
+    }
+
     /// Runs one statement's write: `prepare` reads the committed image (to
     /// choose rows), then `apply` changes it in one transaction. Outside an
     /// explicit transaction the change is committed through the journal
     /// and the read side reopened; inside one it joins the transaction.
+    /// Under [`JetHandle::lock_for_statement`] the held writer is used;
+    /// otherwise the writer lock is taken here (then only `prepare` is
+    /// guaranteed to read under it).
     pub fn write<P, R>(
         &self,
         prepare: impl FnOnce(&Database) -> Result<P>,
@@ -139,6 +188,17 @@ impl JetHandle {
             let p = prepare(&db)?;
             let out = ex.mem.transaction(|tx| apply(tx, p)).map_err(to_df)?;
             st.db = ex_db(st.explicit.as_ref())?;
+            return Ok(out);
+        }
+        if let Some(writer) = st.statement.as_mut() {
+            let db = writer.database().map_err(to_df)?;
+            let p = prepare(&db)?;
+            drop(db);
+            // on an error the file is not read again here: a journal left
+            // by an uncertain commit is decided by the next statement's
+            // lock (recovery), and the error itself must reach the user
+            let out = writer.transaction(|tx| apply(tx, p)).map_err(to_df)?;
+            st.db = self.reopen(&path)?;
             return Ok(out);
         }
         let mut writer = Database::open_writable(&path).map_err(to_df)?;

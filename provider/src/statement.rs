@@ -107,7 +107,20 @@ enum Kind {
     CreateTable(Box<CreateTable>),
     /// `CREATE INDEX name ON table (…)`: the table's name.
     CreateIndex(ObjectName),
+    /// `INSERT` (possibly under EXPLAIN).
+    Insert,
     Other,
+}
+
+impl Kind {
+    /// Whether the statement may change a database: it then runs under
+    /// the writer locks of every writable database ([`JetSession`]).
+    fn writes(&self) -> bool {
+        matches!(
+            self,
+            Kind::Dml(_) | Kind::Insert | Kind::DropTable(..) | Kind::CreateTable(_)
+        )
+    }
 }
 
 fn classify(s: &DFStatement) -> Result<Kind> {
@@ -123,7 +136,7 @@ fn classify(s: &DFStatement) -> Result<Kind> {
 /// point carries out itself would run, so they are refused.
 fn explained(k: Kind) -> Result<Kind> {
     match k {
-        Kind::Dml(_) | Kind::Other => Ok(k),
+        Kind::Dml(_) | Kind::Insert | Kind::Other => Ok(k),
         _ => Err(refuse(
             "EXPLAIN of BEGIN/COMMIT/ROLLBACK, CREATE TABLE, CREATE INDEX or DROP TABLE is not supported; nothing changed",
         )),
@@ -180,6 +193,7 @@ fn classify_sql(s: &SqlStatement) -> Result<Kind> {
         } => Kind::DropTable(names.iter().map(|n| n.to_string()).collect(), *if_exists),
         SqlStatement::CreateTable(ct) => Kind::CreateTable(Box::new(ct.clone())),
         SqlStatement::CreateIndex(ci) => Kind::CreateIndex(ci.table_name.clone()),
+        SqlStatement::Insert(_) => Kind::Insert,
         _ => Kind::Other,
     })
 }
@@ -422,6 +436,9 @@ impl JetSession {
         self.params.lock().map(|p| p.names()).unwrap_or_default()
     }
 
+    /// Runs one statement; one that writes runs holding the writer lock of
+    /// every writable database (taken before planning, so everything it
+    /// reads is the image it changes: writers are serializable).
     async fn statement(&self, s: DFStatement) -> Result<Vec<RecordBatch>> {
         if matches!(&s, DFStatement::Statement(st) if matches!(st.as_ref(), SqlStatement::Set(_)))
             && let Ok(mut cached) = self.access_state.lock()
@@ -429,7 +446,32 @@ impl JetSession {
             // the configuration changes: plan Access statements anew
             *cached = None;
         }
-        match classify(&s)? {
+        let kind = classify(&s)?;
+        if !kind.writes() {
+            return self.dispatch(kind, s).await;
+        }
+        let mut held: Vec<Arc<JetHandle>> = Vec::new();
+        for h in self.writable() {
+            if h.in_transaction() {
+                continue;
+            }
+            if let Err(e) = h.lock_for_statement() {
+                for h in &held {
+                    h.unlock_statement();
+                }
+                return Err(e);
+            }
+            held.push(h);
+        }
+        let out = self.dispatch(kind, s).await;
+        for h in &held {
+            h.unlock_statement();
+        }
+        out
+    }
+
+    async fn dispatch(&self, kind: Kind, s: DFStatement) -> Result<Vec<RecordBatch>> {
+        match kind {
             Kind::Begin => {
                 let hs = self.writable();
                 if hs.is_empty() {
@@ -497,7 +539,7 @@ impl JetSession {
                 self.guard.set(None);
                 out
             }
-            Kind::Other => self.run(s).await,
+            Kind::Insert | Kind::Other => self.run(s).await,
         }
     }
 

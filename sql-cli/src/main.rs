@@ -11,6 +11,7 @@ mod export;
 mod legacy;
 mod meta;
 mod output;
+mod recover;
 mod repl;
 mod sample;
 mod script;
@@ -107,6 +108,11 @@ enum Command {
     Recover {
         /// Database file.
         file: PathBuf,
+        /// Remove a journal that recovery refused (damaged, truncated, or
+        /// of another database) without applying it, keeping the database
+        /// exactly as it is. Copy both files first.
+        #[arg(long)]
+        discard_journal: bool,
     },
     #[command(flatten)]
     Storage(legacy::Cmd),
@@ -183,9 +189,11 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             return Ok(());
         }
         Some(Command::Storage(cmd)) => return legacy::run(cmd).map_err(|e| e.to_string()),
-        Some(Command::Recover { file }) => {
-            let outcome = jet_storage::journal::recover(&file).map_err(|e| e.to_string())?;
-            println!("{}: {outcome:?}", file.display());
+        Some(Command::Recover {
+            file,
+            discard_journal,
+        }) => {
+            println!("{}", recover::run(&file, discard_journal)?);
             return Ok(());
         }
         None => {}

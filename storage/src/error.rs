@@ -134,37 +134,85 @@ pub enum JournalError {
         /// Who holds it.
         holder: &'static str,
     },
-    /// The journal's bytes cannot come from a crash of this writer; nothing
-    /// was changed.
+    /// The journal's bytes cannot come from a crash of the writer (damaged,
+    /// truncated, or of an unknown format): the database may hold a
+    /// half-written transaction, so it is not opened. Both files are left
+    /// byte for byte as they were.
     #[error(
-        "journal {path} is damaged at byte {offset}: {refusal}; the database and the journal were left untouched"
+        "database {database} was not opened: its journal {path} is damaged at byte {offset} ({refusal}), \
+         so the database may hold a half-written transaction; both files were left untouched. \
+         Keep a copy of both, then `jetsql recover --discard-journal {database}` keeps the database as it is"
     )]
     Corrupt {
         /// The journal.
         path: PathBuf,
+        /// The database.
+        database: PathBuf,
         /// Offset of the damaged record.
         offset: u64,
         /// Why it was refused.
         refusal: Refusal,
     },
-    /// The journal belongs to another database; nothing was changed.
+    /// The journal does not belong to the database beside it (another
+    /// file, another copy, another transaction): it is not applied and the
+    /// database is not opened. Both files are left as they were.
     #[error(
-        "journal {path} belongs to another database ({what}); the database and the journal were left untouched"
+        "database {database} was not opened: the journal {path} beside it belongs to another database or transaction ({what}); \
+         both files were left untouched. Keep a copy of both, then `jetsql recover --discard-journal {database}` \
+         keeps the database as it is"
     )]
     Foreign {
         /// The journal.
         path: PathBuf,
+        /// The database.
+        database: PathBuf,
         /// Which identity check failed.
         what: &'static str,
     },
     /// The journal holds a commit record but the database does not match
     /// the committed image; nothing was changed.
     #[error(
-        "database {path} does not match the commit recorded in its journal; the database and the journal were left untouched"
+        "database {path} was not opened: it does not match the commit recorded in its journal {journal}; \
+         both files were left untouched. Keep a copy of both, then `jetsql recover --discard-journal {path}` \
+         keeps the database as it is"
     )]
     CommitmentMismatch {
         /// The database.
         path: PathBuf,
+        /// The journal.
+        journal: PathBuf,
+    },
+    /// An I/O error at or after the commit point of a transaction: the
+    /// commit record may or may not be durable. The journal is kept; the
+    /// next open of the database decides (it holds either the whole
+    /// transaction or none of it).
+    #[error(
+        "I/O error ({op}) on {path} at the commit point: {source}; the outcome of the transaction is uncertain: \
+         it is either wholly committed or not at all, and reopening the database decides which (its journal was kept)"
+    )]
+    Uncertain {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        op: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An I/O error before the commit point: the transaction did not
+    /// happen (the database holds the image before it, or its journal
+    /// rolls it back at the next open).
+    #[error("I/O error ({op}) on {path}: {source}; the transaction was not committed{rollback}")]
+    NotCommitted {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        op: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+        /// What happened to the partial work (empty, or "; … rolled back").
+        rollback: String,
     },
     /// A journal exists but its database does not.
     #[error("journal {path} exists but its database is missing")]

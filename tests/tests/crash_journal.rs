@@ -393,3 +393,56 @@ fn writer_transactions_crash_to_old_or_new() {
         started.elapsed()
     );
 }
+
+/// Issue 17, I/O errors on the write path (through the `Storage` trait):
+/// an error — EIO or ENOSPC, the failing operation doing nothing or
+/// taking effect first — at every write-side step of the writer's
+/// transactions (create table with rows, inserts splitting index pages,
+/// updates relocating rows, deletes, growth, and a multi-statement
+/// transaction: delete every row, insert a batch, update some) always
+/// reaches the caller; the file is then exactly O, or C only when the
+/// error said the outcome is uncertain — as the process sees it, after a
+/// reopen, and after crashes right after the error.
+#[test]
+fn writer_transactions_io_errors_tell_the_outcome() {
+    use jet_tests::crash::{batch_database, batch_transaction, io_error_check};
+    let crashes = if std::env::var("JET_CRASH_LONG").is_ok_and(|v| v == "1") {
+        40
+    } else {
+        2
+    };
+    let started = std::time::Instant::now();
+    let mut txns = writer_transactions(JetVersion::Jet4);
+    let mut w = Writer::new(RecordingImage {
+        image: MemImage {
+            bytes: batch_database(JetVersion::Jet4).unwrap(),
+        },
+        commits: Vec::new(),
+    })
+    .unwrap();
+    w.transaction(|tx| batch_transaction(tx, 0)).unwrap();
+    let before = w.target().image.bytes.clone();
+    w.transaction(|tx| batch_transaction(tx, 1)).unwrap();
+    let multi = w.target().commits.last().unwrap().clone();
+    txns.push((
+        "delete all, insert a batch, update some (one transaction)".to_string(),
+        before,
+        multi,
+    ));
+    let (mut runs, mut uncertain, mut states) = (0, 0, 0);
+    for (k, (what, before, ch)) in txns.into_iter().enumerate() {
+        let rep = io_error_check("io.mdb", &before, &ch, crashes, 9000 + k as u64);
+        println!(
+            "{what}: {} steps, {} injected errors: {} not committed (O), {} uncertain ({} reopened as C); {} crash states",
+            rep.steps, rep.runs, rep.not_committed, rep.uncertain, rep.uncertain_new, rep.states
+        );
+        assert!(rep.not_committed > 0 && rep.uncertain > 0, "{what}");
+        runs += rep.runs;
+        uncertain += rep.uncertain;
+        states += rep.states;
+    }
+    println!(
+        "I/O errors: {runs} commits with one injected error ({uncertain} uncertain), {states} crash states after the error, in {:.1?}",
+        started.elapsed()
+    );
+}

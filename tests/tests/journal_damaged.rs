@@ -8,13 +8,24 @@
 //! byte for byte as they were. Putting the good journal back then recovers.
 //!
 //! The journals are real: a writer transaction (deletes, inserts with index
-//! splits, updates) committed on the simulated disk and stopped before the
-//! commit record (a journal to roll back) or before the journal's removal
-//! (a committed journal), written to real files.
+//! splits, updates) committed on the simulated disk and stopped halfway
+//! through the database writes (a torn database), before the commit record
+//! (a journal to roll back) or before the journal's removal (a committed
+//! journal), written to real files.
+//!
+//! Issue 17: a journal truncated below its header, emptied, with a bit
+//! flipped in the header's checksum, or replaced by another transaction's
+//! journal (of a copy of the same file) next to a torn database is refused
+//! — never "discarded" — and a bit flip or truncation inside a complete
+//! commit record is refused — never rolled back. `discard_journal` (the
+//! documented way out, `jetsql recover --discard-journal`) then removes
+//! the journal and keeps the database exactly as it was.
 
 use jet_kernels::journal::{COMMIT_RECORD_LEN, HEADER_RECORD_LEN};
 use jet_storage::journal::sim::{SimDisk, SimStorage};
-use jet_storage::journal::{JournaledFile, RecoveryOutcome, journal_path, recover};
+use jet_storage::journal::{
+    JournaledFile, RecoveryOutcome, discard_journal, journal_path, recover,
+};
 use jet_storage::{CommitTarget, Database, Error, JetVersion, JournalError, MemImage, OpenOptions};
 use jet_tests::crash::{RecordingImage, batch_database, batch_transaction, consistency};
 use std::path::Path;
@@ -22,6 +33,12 @@ use std::path::Path;
 /// A database after one batch transaction, and the disk states of the next
 /// transaction stopped `before_end` steps before its last I/O step.
 fn interrupted(name: &str, before_end: u64) -> (Vec<u8>, SimDisk) {
+    interrupted_at(name, &|_| before_end)
+}
+
+/// Like [`interrupted`], with the steps before the end chosen from the
+/// number of pages the transaction writes.
+fn interrupted_at(name: &str, before_end: &dyn Fn(u64) -> u64) -> (Vec<u8>, SimDisk) {
     let mut w = jet_storage::Writer::new(RecordingImage {
         image: MemImage {
             bytes: batch_database(JetVersion::Jet4).unwrap(),
@@ -42,15 +59,41 @@ fn interrupted(name: &str, before_end: u64) -> (Vec<u8>, SimDisk) {
     let mut dry = JournaledFile::with_storage(SimStorage::new(name, o.clone())).unwrap();
     dry.commit(ch).unwrap();
     let steps = dry.storage().steps();
+    let before_end = before_end(ch.pages.len() as u64);
     let mut s = SimStorage::new(name, o.clone());
     s.crash_after(Some(steps - before_end));
     let mut f = JournaledFile::with_storage(s).unwrap();
-    // stopped before the removal, the commit is past its commit point and
-    // returns Ok; stopped earlier, it fails
-    assert_eq!(f.commit(ch).is_ok(), before_end <= 2);
+    // stopped anywhere, the commit reports an error (past the commit point
+    // an "uncertain" one: the journal is kept and the next open decides)
+    assert!(f.commit(ch).is_err());
     let disk = f.storage().live_disk();
     assert!(disk.journal.is_some());
     (o, disk)
+}
+
+/// A sealed journal of another transaction on image `o` (one page
+/// rewritten: the last), stopped before its commit record.
+fn other_transaction(name: &str, o: &[u8]) -> (Vec<u8>, SimDisk) {
+    let ps = 4096;
+    let pages = (o.len() / ps) as u32;
+    let mut page = o[o.len() - ps..].to_vec();
+    page[ps - 1] ^= 0x5A;
+    let mut changed = std::collections::BTreeMap::new();
+    changed.insert(pages - 1, page.into_boxed_slice());
+    let ch = jet_storage::ImageChanges {
+        page_size: ps,
+        old_pages: pages,
+        new_pages: pages,
+        pages: changed,
+    };
+    let mut s = SimStorage::new(name, o.to_vec());
+    // create, write, flush, rename, flush directory, one page write, flush
+    s.crash_after(Some(7));
+    let mut f = JournaledFile::with_storage(s).unwrap();
+    assert!(f.commit(&ch).is_err());
+    let disk = f.storage().live_disk();
+    assert!(disk.journal.is_some());
+    (o.to_vec(), disk)
 }
 
 fn install(path: &Path, db: &[u8], journal: &[u8]) {
@@ -118,8 +161,74 @@ fn damaged_journals_are_refused_and_left_untouched() {
     // committed, the journal not yet removed
     let (_, committed) = interrupted("d.mdb", 2);
     let cj = committed.journal.clone().unwrap();
-    assert_eq!(cj.len(), rj.len() + COMMIT_RECORD_LEN);
+    // the commit record is written over the journal's zero-filled slot
+    assert_eq!(cj.len(), rj.len());
+    let commit_at = rj.len() - COMMIT_RECORD_LEN;
+    assert!(rj[commit_at..].iter().all(|&b| b == 0));
+    assert!(
+        cj[commit_at..].starts_with(b"JjRn"),
+        "commit record in the slot"
+    );
     assert!(rj.len() > HEADER_RECORD_LEN + 4096, "page records present");
+    // stopped halfway through the database writes: a torn database
+    let (_, torn) = interrupted_at("d.mdb", &|writes| 4 + 1 + writes / 2);
+    let tj = torn.journal.clone().unwrap();
+    assert_ne!(torn.db, o, "the database was partly written");
+    assert_ne!(torn.db, committed.db, "the database was partly written");
+
+    // truncated below the header (down to empty), next to a torn database
+    for cut in [
+        0,
+        1,
+        4,
+        31,
+        32,
+        100,
+        HEADER_RECORD_LEN - 1,
+        HEADER_RECORD_LEN,
+    ] {
+        refused(
+            &path,
+            &torn.db,
+            &tj[..cut],
+            &format!("torn database, journal truncated to {cut} bytes"),
+            corrupt,
+        );
+    }
+    // one bit flipped in the header's checksum and elsewhere in the header
+    for at in [0, 4, 12, 16, 20, 31, 40, 80, 120, HEADER_RECORD_LEN - 1] {
+        let mut bad = tj.clone();
+        bad[at] ^= 0x01;
+        refused(
+            &path,
+            &torn.db,
+            &bad,
+            &format!("torn database, header bit flipped at {at}"),
+            corrupt,
+        );
+    }
+    // truncated inside a complete commit record, or a bit flipped in it:
+    // refused, never rolled back
+    for cut in [commit_at + 1, commit_at + 40, cj.len() - 1] {
+        refused(
+            &path,
+            &committed.db,
+            &cj[..cut],
+            &format!("committed journal truncated in its commit record at {cut}"),
+            corrupt,
+        );
+    }
+    for at in [commit_at, commit_at + 20, commit_at + 50, cj.len() - 1] {
+        let mut bad = cj.clone();
+        bad[at] ^= 0x01;
+        refused(
+            &path,
+            &committed.db,
+            &bad,
+            &format!("bit flipped in a complete commit record at {at}"),
+            corrupt,
+        );
+    }
 
     // truncated inside the page records the header covers
     for cut in [HEADER_RECORD_LEN + 1, HEADER_RECORD_LEN + 100, rj.len() - 5] {
@@ -143,7 +252,8 @@ fn damaged_journals_are_refused_and_left_untouched() {
         (20, "header"),
         (HEADER_RECORD_LEN + 8, "page record frame"),
         (HEADER_RECORD_LEN + 900, "page record payload"),
-        (rj.len() - 1, "last page record's trailer"),
+        (commit_at - 1, "last page record's trailer"),
+        (commit_at + 7, "zero commit slot"),
     ] {
         let mut bad = rj.clone();
         bad[at] ^= 0x04;
@@ -155,7 +265,7 @@ fn damaged_journals_are_refused_and_left_untouched() {
             corrupt,
         );
     }
-    for at in [rj.len() + 3, rj.len() + 40, cj.len() - 6] {
+    for at in [commit_at + 3, commit_at + 40, cj.len() - 6] {
         let mut bad = cj.clone();
         bad[at] ^= 0x80;
         refused(
@@ -181,6 +291,17 @@ fn damaged_journals_are_refused_and_left_untouched() {
         &committed.db,
         &cj,
         "committed journal of d.mdb beside other.mdb",
+        foreign,
+    );
+    // another transaction's journal, written for a copy of the same file
+    // (same name, same original image), beside the torn database
+    let (_, other_txn) = other_transaction("d.mdb", &o);
+    let oj = other_txn.journal.clone().unwrap();
+    refused(
+        &path,
+        &torn.db,
+        &oj,
+        "another transaction's journal beside a torn database",
         foreign,
     );
     let ace = batch_database(JetVersion::Ace12).unwrap();
@@ -210,6 +331,22 @@ fn damaged_journals_are_refused_and_left_untouched() {
         "commit digest vs the original database",
         mismatch,
     );
+
+    // the way out: the journal removed, the database kept as it is
+    install(&path, &torn.db, &tj[..HEADER_RECORD_LEN - 1]);
+    assert!(recover(&path).is_err());
+    let d = discard_journal(&path).unwrap();
+    assert!(d.journal);
+    assert!(!journal_path(&path).exists());
+    assert_eq!(std::fs::read(&path).unwrap(), torn.db);
+    assert_eq!(recover(&path).unwrap(), RecoveryOutcome::NoJournal);
+    // the good journal of the torn database rolls it back
+    install(&path, &torn.db, &tj);
+    assert!(matches!(
+        recover(&path).unwrap(),
+        RecoveryOutcome::RolledBack { .. }
+    ));
+    assert_eq!(std::fs::read(&path).unwrap(), o);
 
     // the good journals recover: rolled back to O, or C kept
     install(&path, &rollback.db, &rj);

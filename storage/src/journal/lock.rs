@@ -136,6 +136,11 @@ pub fn lock(path: &Path, mode: LockMode, wait: Duration) -> Result<FileLock, Jou
             if !flock_until(&e.file, FlockOperation::NonBlockingLockExclusive, wait)
                 .map_err(|e| io_err(path, "lock", e))?
             {
+                // flock converts by dropping the shared lock first: take it
+                // back for this process's readers before refusing
+                if e.readers > 0 {
+                    let _ = flock_until(&e.file, FlockOperation::NonBlockingLockShared, wait);
+                }
                 return Err(locked("a reader in another process"));
             }
             e.writer = true;

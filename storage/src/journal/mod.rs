@@ -13,58 +13,62 @@
 //!    shrink cuts off (each page once; the schedule is the kernel's
 //!    [`must_save`]). Appended pages need no original: the header records
 //!    the original length and the new length (the length intent).
-//! 2. Create `<db>.jetjournal`, append one checksummed page record per
-//!    saved page after a reserved header slot, flush the journal.
-//! 3. Write the header record (database identity: file-name digest,
-//!    original length, digest of O's page 0, a fresh transaction id) into
-//!    the slot, flush the journal and the directory. The journal is now
-//!    *sealed*; nothing touched the database before this point.
+//! 2. Write the whole journal under its partial name
+//!    `<db>.jetjournal-partial`: the header record (identity: file-name
+//!    digest, original length, a commitment over the whole of O, a fresh
+//!    transaction id), one checksummed page record per saved page, and a
+//!    commit slot of zeros; flush it.
+//! 3. Rename it to `<db>.jetjournal` and flush the directory. The journal
+//!    is now *sealed*; nothing touched the database before this point, so
+//!    a file of that name is always evidence (see `recover`).
 //! 4. Grow the database first (if it grows), write the new pages, shrink
 //!    last (if it shrinks), flush the database.
-//! 5. Append the commit record: a SHA-256 commitment over C (length, page
-//!    size, SHA-256 of every page), flush the journal. This is the commit
-//!    point.
+//! 5. Write the commit record over the slot's zeros (a SHA-256 commitment
+//!    over C: length, page size, SHA-256 of every page), flush the
+//!    journal. This is the commit point: an I/O error here is reported as
+//!    [`JournalError::Uncertain`] and the journal is kept.
 //! 6. Remove the journal, flush the directory.
 //!
 //! # Recovery ([`recover`], [`recover_storage`])
 //!
-//! The kernel classifies the journal ([`classify`]): an unsealed journal is
-//! deleted (the database was never written); a sealed one without a valid
-//! commit is rolled back (every saved original and the original length
-//! restored, then the journal deleted) after checking it belongs to this
-//! database; one with a valid commit is deleted when the database matches
-//! its commitment. Anything else — a damaged record, a commitment the
-//! database does not match, a journal of another file — is refused with a
-//! typed [`JournalError`] and both files are left untouched. Recovery never
+//! A partial journal is deleted (the database was never written). The
+//! kernel classifies a journal ([`classify`](jet_kernels::journal::classify)): without a commit it is
+//! rolled back only when the saved pages and the database's other pages
+//! rebuild exactly the header's original image (so no journal — another
+//! file's, another copy's, another transaction's — can produce anything
+//! but that exact image); with a valid commit it is deleted when the
+//! database matches the commitment. Anything else is refused with a typed
+//! [`JournalError`] naming both files, which stay byte for byte as they
+//! were; [`discard_journal`] is the explicit way out. Recovery never
 //! writes the journal, so a crash during recovery simply recovers again.
 
 pub mod lock;
+mod recover;
 pub mod sim;
 pub mod vfs;
 
 use crate::error::{Error, JournalError};
 use crate::image::{CommitTarget, ImageChanges};
 use jet_kernels::journal::{
-    CHECKSUM_LEN, COMMIT_PAYLOAD_LEN, Commit, FRAME_LEN, Frame, HEADER_PAYLOAD_LEN,
-    HEADER_RECORD_LEN, Header, Kind, LengthOrder, Replay, Shape, TRAILER, classify, encode_commit,
-    encode_frame, encode_header, length_order, must_save, page_size_ok, page_span, select_replay,
-    shrink_pages,
+    CHECKSUM_LEN, COMMIT_PAYLOAD_LEN, COMMIT_RECORD_LEN, Commit, FRAME_LEN, Frame,
+    HEADER_PAYLOAD_LEN, HEADER_RECORD_LEN, Header, Kind, LengthOrder, TRAILER, encode_commit,
+    encode_frame, encode_header, length_order, must_save, page_size_ok, page_span, shrink_pages,
 };
 use lock::{AccessLockFile, FileLock, LockMode};
+pub use recover::{Discarded, discard_journal, open_for_read, recover, recover_storage};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-pub use vfs::{FileKind, FsStorage, Storage, journal_path};
+pub use vfs::{FileKind, FsStorage, Storage, journal_path, partial_journal_path};
 
 /// What recovery found and did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecoveryOutcome {
     /// No journal: nothing to do.
     NoJournal,
-    /// An unsealed journal (the crash came before the database was
-    /// touched) was deleted.
+    /// Only a partial journal existed (the crash came before the journal
+    /// was sealed, so the database was never touched); it was deleted.
     Discarded,
     /// The transaction was rolled back: the database is O again.
     RolledBack {
@@ -222,11 +226,12 @@ fn page_digests<S: Storage>(
 /// updated to C on success; callers that hold the writer lock keep it
 /// between commits so a commit reads only the pages it saves.
 ///
-/// On an error before the commit point the function tries to roll back at
-/// once; if that fails too (the process is dying), the journal stays and
-/// the next open recovers O. A failure after the commit point (deleting
-/// the journal) is not an error: C is durable and the next recovery keeps
-/// it.
+/// Errors tell the outcome: before the commit point
+/// [`JournalError::NotCommitted`] (the function rolls back at once; if
+/// that fails too, the journal stays and the next open rolls back); at or
+/// after it [`JournalError::Uncertain`] (the journal stays, whatever the
+/// disk holds; the next open decides between O and C). The journal is
+/// never deleted after an I/O error at or after the commit point.
 pub fn commit<S: Storage>(
     s: &mut S,
     changes: &ImageChanges,
@@ -242,11 +247,18 @@ pub fn commit<S: Storage>(
         .ok()
         .filter(|&p| page_size_ok(p))
         .ok_or_else(|| mismatch(format!("page size {} is not admitted", changes.page_size)))?;
-    if s.exists(FileKind::Journal)
+    let leftover = s
+        .exists(FileKind::Journal)
         .map_err(io_at(s, FileKind::Journal, "stat"))?
-    {
+        || s.exists(FileKind::PartialJournal).map_err(io_at(
+            s,
+            FileKind::PartialJournal,
+            "stat",
+        ))?;
+    if leftover {
         // a journal left by an earlier failure of this writer
         recover_storage(s)?;
+        digests.clear();
     }
     let orig_len = s
         .len(FileKind::Database)
@@ -301,256 +313,163 @@ pub fn commit<S: Storage>(
             *d = sha(bytes);
         }
     }
-    let page0 = match saved.first() {
-        Some((0, bytes)) => sha(bytes),
-        _ => {
-            let (_, n) = page_span(0, ps, orig_len).unwrap_or((0, 0));
-            let mut b = vec![0u8; to_usize(n, "page", &db_path)?];
-            s.read_at(FileKind::Database, 0, &mut b).map_err(io_at(
-                s,
-                FileKind::Database,
-                "read",
-            ))?;
-            sha(&b)
-        }
-    };
-
-    let result = write_transaction(
-        s,
-        changes,
+    let plan = Plan {
         ps,
         orig_len,
         new_len,
-        &saved,
-        &writes,
-        page0,
-        &new_digests,
-    );
-    match result {
+        saved: &saved,
+        writes: &writes,
+        original: commitment(orig_len, ps, digests),
+        committed: commitment(new_len, ps, &new_digests),
+    };
+    match write_transaction(s, changes, &plan) {
         Ok(()) => {
             *digests = new_digests;
             Ok(())
         }
-        Err(e) => {
+        Err(f) => {
             digests.clear();
+            if f.uncertain {
+                return Err(JournalError::Uncertain {
+                    path: f.path,
+                    op: f.op,
+                    source: f.source,
+                }
+                .into());
+            }
             // roll back now if the storage still works; otherwise the next
-            // open does
-            let _ = recover_storage(s);
-            Err(e.into())
+            // open does (no commit record was written)
+            let rollback = match recover_storage(s) {
+                Ok(RecoveryOutcome::RolledBack { .. }) => {
+                    "; the database was rolled back".to_string()
+                }
+                Ok(_) => String::new(),
+                Err(e) => format!(
+                    "; rolling it back failed too ({e}), so its journal stays and the next open rolls it back"
+                ),
+            };
+            Err(JournalError::NotCommitted {
+                path: f.path,
+                op: f.op,
+                source: f.source,
+                rollback,
+            }
+            .into())
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn write_transaction<S: Storage>(
-    s: &mut S,
-    changes: &ImageChanges,
+/// What one transaction writes, decided before any write.
+struct Plan<'a> {
     ps: u32,
     orig_len: u64,
     new_len: u64,
-    saved: &[(u32, Vec<u8>)],
-    writes: &[u32],
-    page0: [u8; 32],
-    new_digests: &[[u8; 32]],
-) -> Result<(), JournalError> {
-    let txn = transaction_id();
-    let j = FileKind::Journal;
-    let d = FileKind::Database;
-    // 2. page records after the reserved header slot
-    s.create(j).map_err(io_at(s, j, "create"))?;
-    let mut at = u64::try_from(HEADER_RECORD_LEN).unwrap_or(0);
-    for (p, orig) in saved {
-        let r = record(Kind::Page, *p, orig, &txn);
-        s.write_at(j, at, &r).map_err(io_at(s, j, "write"))?;
-        at += u64::try_from(r.len()).unwrap_or(0);
+    saved: &'a [(u32, Vec<u8>)],
+    writes: &'a [u32],
+    /// Commitment over O.
+    original: [u8; 32],
+    /// Commitment over C.
+    committed: [u8; 32],
+}
+
+/// An I/O error of [`write_transaction`], and whether it came at or after
+/// the commit point.
+struct Failure {
+    uncertain: bool,
+    path: PathBuf,
+    op: &'static str,
+    source: io::Error,
+}
+
+fn fail<S: Storage>(
+    s: &S,
+    file: FileKind,
+    op: &'static str,
+    uncertain: bool,
+) -> impl FnOnce(io::Error) -> Failure {
+    let path = s.path_of(file);
+    move |source| Failure {
+        uncertain,
+        path,
+        op,
+        source,
     }
-    s.sync(j).map_err(io_at(s, j, "flush"))?;
-    // 3. seal
+}
+
+fn write_transaction<S: Storage>(
+    s: &mut S,
+    changes: &ImageChanges,
+    plan: &Plan<'_>,
+) -> Result<(), Failure> {
+    let txn = transaction_id();
+    let (p, j, d) = (
+        FileKind::PartialJournal,
+        FileKind::Journal,
+        FileKind::Database,
+    );
+    // 2. the whole journal under its partial name: header, page records,
+    //    a commit slot of zeros
+    let mut body = Vec::new();
+    for (page, orig) in plan.saved {
+        body.extend_from_slice(&record(Kind::Page, *page, orig, &txn));
+    }
+    let records_end = u64::try_from(HEADER_RECORD_LEN + body.len()).unwrap_or(u64::MAX);
     let header = Header {
-        page_size: ps,
-        orig_len,
-        new_len,
-        records: u32::try_from(saved.len()).unwrap_or(u32::MAX),
-        records_end: at,
-        page0,
+        page_size: plan.ps,
+        orig_len: plan.orig_len,
+        new_len: plan.new_len,
+        records: u32::try_from(plan.saved.len()).unwrap_or(u32::MAX),
+        records_end,
+        original: plan.original,
         name: name_digest(s.db_name()),
         txn,
     };
-    let h = record(Kind::Header, 0, &encode_header(&header), &[]);
-    debug_assert_eq!(h.len(), HEADER_RECORD_LEN);
     debug_assert_eq!(encode_header(&header).len(), HEADER_PAYLOAD_LEN as usize);
-    s.write_at(j, 0, &h).map_err(io_at(s, j, "write"))?;
-    s.sync(j).map_err(io_at(s, j, "flush"))?;
-    s.sync_dir().map_err(io_at(s, j, "flush directory"))?;
+    let mut journal = record(Kind::Header, 0, &encode_header(&header), &[]);
+    debug_assert_eq!(journal.len(), HEADER_RECORD_LEN);
+    journal.extend_from_slice(&body);
+    drop(body);
+    journal.resize(journal.len() + COMMIT_RECORD_LEN, 0);
+    s.create(p).map_err(fail(s, p, "create journal", false))?;
+    s.write_at(p, 0, &journal)
+        .map_err(fail(s, p, "write journal", false))?;
+    s.sync(p).map_err(fail(s, p, "flush journal", false))?;
+    // 3. seal: the journal gets its name; nothing touched the database yet
+    s.seal_journal()
+        .map_err(fail(s, j, "rename journal", false))?;
+    s.sync_dir().map_err(fail(s, j, "flush directory", false))?;
     // 4. the database
-    let order = length_order(orig_len, new_len);
+    let order = length_order(plan.orig_len, plan.new_len);
     if let LengthOrder::GrowFirst(len) = order {
-        s.set_len(d, len).map_err(io_at(s, d, "grow"))?;
+        s.set_len(d, len).map_err(fail(s, d, "grow", false))?;
     }
-    for &p in writes {
-        if let Some(bytes) = changes.pages.get(&p) {
-            let off = u64::from(p) * u64::from(ps);
-            s.write_at(d, off, bytes).map_err(io_at(s, d, "write"))?;
+    for &page in plan.writes {
+        if let Some(bytes) = changes.pages.get(&page) {
+            let off = u64::from(page) * u64::from(plan.ps);
+            s.write_at(d, off, bytes)
+                .map_err(fail(s, d, "write", false))?;
         }
     }
     if let LengthOrder::ShrinkLast(len) = order {
-        s.set_len(d, len).map_err(io_at(s, d, "shrink"))?;
+        s.set_len(d, len).map_err(fail(s, d, "shrink", false))?;
     }
-    s.sync(d).map_err(io_at(s, d, "flush"))?;
-    // 5. commit point
+    s.sync(d).map_err(fail(s, d, "flush", false))?;
+    // 5. the commit point: the commit record over the slot's zeros
     let c = Commit {
-        new_len,
-        page_size: ps,
-        commitment: commitment(new_len, ps, new_digests),
+        new_len: plan.new_len,
+        page_size: plan.ps,
+        commitment: plan.committed,
     };
     let cr = record(Kind::Commit, 0, &encode_commit(&c), &txn);
     debug_assert_eq!(encode_commit(&c).len(), COMMIT_PAYLOAD_LEN as usize);
-    s.write_at(j, at, &cr).map_err(io_at(s, j, "write"))?;
-    s.sync(j).map_err(io_at(s, j, "flush"))?;
-    // 6. clean up; C is durable whatever happens now
-    if s.remove(j).is_ok() {
-        let _ = s.sync_dir();
-    }
+    s.write_at(j, records_end, &cr)
+        .map_err(fail(s, j, "write commit record", true))?;
+    s.sync(j).map_err(fail(s, j, "flush commit record", true))?;
+    // 6. clean up; an error here still leaves a committed journal, which
+    //    the next open keeps
+    s.remove(j).map_err(fail(s, j, "remove journal", true))?;
+    s.sync_dir().map_err(fail(s, j, "flush directory", true))?;
     Ok(())
-}
-
-/// Recovers the database of `s` if a journal exists (see the module
-/// documentation). The caller must hold the writer lock.
-///
-/// Errors ([`JournalError::Corrupt`], [`JournalError::Foreign`],
-/// [`JournalError::CommitmentMismatch`], [`JournalError::MissingDatabase`])
-/// leave both files untouched; an I/O error may leave a partly restored
-/// database, which the next recovery completes.
-pub fn recover_storage<S: Storage>(s: &mut S) -> Result<RecoveryOutcome, JournalError> {
-    let j = FileKind::Journal;
-    let d = FileKind::Database;
-    if !s.exists(j).map_err(io_at(s, j, "stat"))? {
-        return Ok(RecoveryOutcome::NoJournal);
-    }
-    if !s.exists(d).map_err(io_at(s, d, "stat"))? {
-        return Err(JournalError::MissingDatabase { path: s.path_of(j) });
-    }
-    let journal = read_all(s, j)?;
-    let mut records: Vec<(u32, usize, usize)> = Vec::new();
-    let shape = classify(&journal, &mut checksum, &mut |p, o, l| {
-        records.push((p, o, l))
-    });
-    let (header, replay) = match shape {
-        Shape::Corrupt { offset, refusal } => {
-            return Err(JournalError::Corrupt {
-                path: s.path_of(j),
-                offset: u64::try_from(offset).unwrap_or(u64::MAX),
-                refusal,
-            });
-        }
-        Shape::Unsealed => (None, select_replay(&shape)),
-        Shape::Sealed { header, .. } => (Some(header), select_replay(&shape)),
-    };
-    let journal_file = s.path_of(j);
-    let foreign = |what| JournalError::Foreign {
-        path: journal_file.clone(),
-        what,
-    };
-    if let Some(h) = &header
-        && h.name != name_digest(s.db_name())
-    {
-        return Err(foreign("the file name differs"));
-    }
-    let remove_journal = |s: &mut S| -> Result<(), JournalError> {
-        s.remove(j).map_err(io_at(s, j, "remove"))?;
-        s.sync_dir().map_err(io_at(s, j, "flush directory"))
-    };
-    match (replay, header) {
-        (Replay::Discard, _) => {
-            remove_journal(s)?;
-            Ok(RecoveryOutcome::Discarded)
-        }
-        (Replay::RollBack { orig_len }, Some(h)) => {
-            // identity: O's page 0, from the journal if saved, else the file
-            let page0 = match records.first() {
-                Some(&(0, o, l)) => journal.get(o..o + l).map(sha),
-                _ => {
-                    let (_, n) = page_span(0, h.page_size, orig_len).unwrap_or((0, 0));
-                    let mut b = vec![0u8; to_usize(n, "page", &s.path_of(d))?];
-                    s.read_at(d, 0, &mut b).ok().map(|()| sha(&b))
-                }
-            };
-            if page0 != Some(h.page0) {
-                return Err(foreign("page 0 differs from the journal's database"));
-            }
-            s.set_len(d, orig_len)
-                .map_err(io_at(s, d, "restore length"))?;
-            for &(p, o, l) in &records {
-                let bytes = journal.get(o..o + l).ok_or_else(|| JournalError::Corrupt {
-                    path: s.path_of(j),
-                    offset: u64::try_from(o).unwrap_or(u64::MAX),
-                    refusal: jet_kernels::Refusal::OutOfBounds,
-                })?;
-                let off = u64::from(p) * u64::from(h.page_size);
-                s.write_at(d, off, bytes)
-                    .map_err(io_at(s, d, "restore page"))?;
-            }
-            s.sync(d).map_err(io_at(s, d, "flush"))?;
-            remove_journal(s)?;
-            Ok(RecoveryOutcome::RolledBack {
-                pages: records.len(),
-                len: orig_len,
-            })
-        }
-        (Replay::KeepIfCommitted(c), Some(_)) => {
-            let len = s.len(d).map_err(io_at(s, d, "stat"))?;
-            let matches = len == c.new_len
-                && commitment(len, c.page_size, &page_digests(s, c.page_size, len)?)
-                    == c.commitment;
-            if !matches {
-                return Err(JournalError::CommitmentMismatch { path: s.path_of(d) });
-            }
-            remove_journal(s)?;
-            Ok(RecoveryOutcome::KeptCommitted { len })
-        }
-        // a sealed shape always carries its header; refuse rather than guess
-        (_, _) => Err(JournalError::Corrupt {
-            path: s.path_of(j),
-            offset: 0,
-            refusal: jet_kernels::Refusal::BadRecord,
-        }),
-    }
-}
-
-/// Recovers the database at `path` (as `jetsql recover FILE` does): takes
-/// the writer lock (waiting up to [`lock::DEFAULT_LOCK_WAIT`]) and runs
-/// [`recover_storage`] on the real file system.
-pub fn recover(path: impl AsRef<Path>) -> Result<RecoveryOutcome, JournalError> {
-    let path = path.as_ref();
-    if !path.exists() && journal_path(path).exists() {
-        return Err(JournalError::MissingDatabase {
-            path: journal_path(path),
-        });
-    }
-    let _lock = lock::lock(path, LockMode::Exclusive, lock::DEFAULT_LOCK_WAIT)?;
-    recover_storage(&mut FsStorage::new(path))
-}
-
-/// The lock a reader holds for the life of a [`Database`](crate::Database)
-/// opened from `path`; recovers first when a journal is present (taking
-/// the writer lock for that, so a journal being written by a live writer
-/// in another process is never touched: the opener waits, then refuses
-/// with [`JournalError::Locked`]). `None` when the database does not exist
-/// (and no journal does): the opener reports that itself.
-pub fn open_for_read(path: &Path, wait: Duration) -> Result<Option<FileLock>, JournalError> {
-    let jpath = journal_path(path);
-    if !path.exists() {
-        if jpath.exists() {
-            return Err(JournalError::MissingDatabase { path: jpath });
-        }
-        return Ok(None);
-    }
-    let shared = lock::lock(path, LockMode::Shared, wait)?;
-    if jpath.exists() {
-        let _writer = lock::lock(path, LockMode::Exclusive, wait)?;
-        recover_storage(&mut FsStorage::new(path))?;
-    }
-    Ok(Some(shared))
 }
 
 /// A database file written only through the journal: a [`CommitTarget`]
@@ -647,6 +566,7 @@ mod tests {
     use super::sim::{SimDisk, SimRng, SimStorage};
     use super::*;
     use std::collections::BTreeMap;
+    use std::time::Duration;
 
     fn image(pages: u32, ps: usize) -> Vec<u8> {
         (0..pages as usize * ps)
@@ -695,7 +615,8 @@ mod tests {
         let ch = changes(512, 4, 4, &[1, 2]);
         // stop right after the database is written: journal sealed, no commit
         let mut s = SimStorage::new("a.mdb", o.clone());
-        s.crash_after(Some(9));
+        // create, write, flush, rename, flush directory, 2 page writes
+        s.crash_after(Some(7));
         let mut f = JournaledFile::with_storage(s).unwrap();
         assert!(f.commit(&ch).is_err());
         let live = f.storage().live_disk();
@@ -746,9 +667,9 @@ mod tests {
         let o = image(3, 512);
         let ch = changes(512, 3, 3, &[2]);
         let mut s = SimStorage::new("a.mdb", o.clone());
-        // crash before the journal removal: create, 1 record, sync, header,
-        // sync, dir, write, sync, commit, sync → 10 steps
-        s.crash_after(Some(10));
+        // crash before the journal removal: create, write, flush, rename,
+        // flush directory, page write, flush, commit write, flush → 9 steps
+        s.crash_after(Some(9));
         let mut f = JournaledFile::with_storage(s).unwrap();
         let _ = f.commit(&ch);
         let mut live = f.storage().live_disk();
@@ -808,7 +729,8 @@ mod tests {
         assert_eq!(recover(&path).unwrap(), RecoveryOutcome::NoJournal);
         // a sealed journal left by a simulated crash, then recovered for real
         let mut s = SimStorage::new("t.mdb", c.clone());
-        s.crash_after(Some(12));
+        // create, write, flush, rename, flush directory, page write, shrink
+        s.crash_after(Some(7));
         let mut f = JournaledFile::with_storage(s).unwrap();
         let _ = f.commit(&changes(2048, 7, 3, &[1]));
         let live = f.storage().live_disk();

@@ -15,6 +15,13 @@
 //! [`SimStorage::set_capacity`] makes it a full disk instead: a write or
 //! length change that would make the files larger than the capacity fails
 //! with `StorageFull` (ENOSPC) and changes nothing, and the process lives on.
+//! [`SimStorage::fail_at`] makes one chosen step fail with an I/O error
+//! (EIO or ENOSPC), the operation either doing nothing or taking effect
+//! before the error is reported, and the process lives on.
+//!
+//! The directory holds the database, the journal and the partial journal;
+//! [`Storage::seal_journal`] renames the partial journal to the journal
+//! (a pending directory operation like creations and removals).
 
 use super::vfs::{FileKind, Storage};
 use std::collections::BTreeMap;
@@ -46,8 +53,8 @@ impl SimRng {
     }
 }
 
-/// What survives on a simulated disk: the durable bytes of the database and
-/// of the journal (`None` when no journal exists).
+/// What survives on a simulated disk: the durable bytes of the database,
+/// of the journal and of the partial journal (`None` when absent).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimDisk {
     /// File name of the database.
@@ -56,6 +63,8 @@ pub struct SimDisk {
     pub db: Vec<u8>,
     /// The journal's bytes, if the journal exists.
     pub journal: Option<Vec<u8>>,
+    /// The partial journal's bytes, if it exists.
+    pub partial: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Clone)]
@@ -74,10 +83,45 @@ enum Op {
     },
 }
 
+/// The two directory entries besides the database: the journal and the
+/// partial journal (inode numbers).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Dir {
+    journal: Option<u64>,
+    partial: Option<u64>,
+}
+
+impl Dir {
+    fn slot(&mut self, file: FileKind) -> Option<&mut Option<u64>> {
+        match file {
+            FileKind::Database => None,
+            FileKind::Journal => Some(&mut self.journal),
+            FileKind::PartialJournal => Some(&mut self.partial),
+        }
+    }
+
+    fn apply(&mut self, op: DirOp) {
+        match op {
+            DirOp::Link(f, i) => {
+                if let Some(s) = self.slot(f) {
+                    *s = Some(i);
+                }
+            }
+            DirOp::Unlink(f) => {
+                if let Some(s) = self.slot(f) {
+                    *s = None;
+                }
+            }
+            DirOp::Seal => self.journal = self.partial.take(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 enum DirOp {
-    Link(u64),
-    Unlink,
+    Link(FileKind, u64),
+    Unlink(FileKind),
+    Seal,
 }
 
 /// A disk whose unflushed operations a crash may lose, reorder or tear.
@@ -89,10 +133,10 @@ pub struct SimStorage {
     /// inode → contents as the process sees them
     live: BTreeMap<u64, Vec<u8>>,
     db_inode: u64,
-    /// durable directory entry of the journal
-    durable_journal: Option<u64>,
-    /// directory entry of the journal as the process sees it
-    live_journal: Option<u64>,
+    /// durable directory entries of the journals
+    durable_dir: Dir,
+    /// directory entries of the journals as the process sees them
+    live_dir: Dir,
     next_inode: u64,
     pending: Vec<Op>,
     pending_dir: Vec<DirOp>,
@@ -101,6 +145,22 @@ pub struct SimStorage {
     crashed: bool,
     capacity: Option<u64>,
     full_refusals: u64,
+    fail_at: Option<Fault>,
+    faults: u64,
+}
+
+/// An I/O error injected at one mutating step ([`SimStorage::fail_at`]);
+/// the process lives on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fault {
+    /// The step (counted like [`SimStorage::steps`]) that fails.
+    pub step: u64,
+    /// The error returned (`Other` reads as EIO, `StorageFull` as ENOSPC).
+    pub kind: io::ErrorKind,
+    /// Whether the operation took effect before the error was reported (a
+    /// write that reached the page cache, a flush that reached the disk);
+    /// otherwise it did nothing.
+    pub took_effect: bool,
 }
 
 fn crash_error() -> io::Error {
@@ -129,19 +189,23 @@ impl SimStorage {
     pub fn from_disk(disk: &SimDisk) -> SimStorage {
         let mut durable = BTreeMap::new();
         durable.insert(0, disk.db.clone());
-        let mut durable_journal = None;
+        let mut dir = Dir::default();
         if let Some(j) = &disk.journal {
             durable.insert(1, j.clone());
-            durable_journal = Some(1);
+            dir.journal = Some(1);
+        }
+        if let Some(j) = &disk.partial {
+            durable.insert(2, j.clone());
+            dir.partial = Some(2);
         }
         SimStorage {
             name: disk.name.clone(),
             live: durable.clone(),
             durable,
             db_inode: 0,
-            durable_journal,
-            live_journal: durable_journal,
-            next_inode: 2,
+            durable_dir: dir,
+            live_dir: dir,
+            next_inode: 3,
             pending: Vec::new(),
             pending_dir: Vec::new(),
             steps: 0,
@@ -149,6 +213,8 @@ impl SimStorage {
             crashed: false,
             capacity: None,
             full_refusals: 0,
+            fail_at: None,
+            faults: 0,
         }
     }
 
@@ -158,6 +224,7 @@ impl SimStorage {
             name: name.to_string(),
             db,
             journal: None,
+            partial: None,
         })
     }
 
@@ -173,6 +240,33 @@ impl SimStorage {
     /// fails with [`io::ErrorKind::StorageFull`] and has no effect.
     pub fn set_capacity(&mut self, bytes: Option<u64>) {
         self.capacity = bytes;
+    }
+
+    /// Makes one mutating step fail with an I/O error (see [`Fault`]);
+    /// every other step works. `None` injects nothing.
+    pub fn fail_at(&mut self, fault: Option<Fault>) {
+        self.fail_at = fault;
+    }
+
+    /// How many injected errors were returned so far.
+    pub fn faults(&self) -> u64 {
+        self.faults
+    }
+
+    /// Returns the injected error when this step is the failing one and
+    /// the operation must not take effect; `Ok(Some(err))` when it takes
+    /// effect and then fails; `Ok(None)` otherwise. Counts the step.
+    fn fault(&mut self) -> io::Result<Option<io::Error>> {
+        let now = self.steps;
+        self.step()?;
+        match self.fail_at {
+            Some(f) if f.step == now => {
+                self.faults = self.faults.saturating_add(1);
+                let e = io::Error::new(f.kind, "injected I/O error");
+                if f.took_effect { Ok(Some(e)) } else { Err(e) }
+            }
+            _ => Ok(None),
+        }
     }
 
     /// How many operations the capacity refused so far.
@@ -192,7 +286,10 @@ impl SimStorage {
                 .map_or(0, |b| u64::try_from(b.len()).unwrap_or(u64::MAX))
         };
         let mut total = new_len;
-        for i in std::iter::once(self.db_inode).chain(self.live_journal) {
+        for i in std::iter::once(self.db_inode)
+            .chain(self.live_dir.journal)
+            .chain(self.live_dir.partial)
+        {
             if i != inode {
                 total = total.saturating_add(len_of(i));
             }
@@ -227,7 +324,14 @@ impl SimStorage {
         SimDisk {
             name: self.name.clone(),
             db: self.live.get(&self.db_inode).cloned().unwrap_or_default(),
-            journal: self.live_journal.and_then(|i| self.live.get(&i).cloned()),
+            journal: self
+                .live_dir
+                .journal
+                .and_then(|i| self.live.get(&i).cloned()),
+            partial: self
+                .live_dir
+                .partial
+                .and_then(|i| self.live.get(&i).cloned()),
         }
     }
 
@@ -288,7 +392,7 @@ impl SimStorage {
                 }
             }
         }
-        let mut journal = self.durable_journal;
+        let mut dir = self.durable_dir;
         let dir_kept = usize::try_from(
             rng.below(
                 u64::try_from(self.pending_dir.len())
@@ -298,15 +402,17 @@ impl SimStorage {
         )
         .unwrap_or(0);
         for op in self.pending_dir.iter().take(dir_kept) {
-            journal = match op {
-                DirOp::Link(i) => Some(*i),
-                DirOp::Unlink => None,
-            };
+            dir.apply(*op);
         }
         SimDisk {
             name: self.name.clone(),
             db: files.get(&self.db_inode).cloned().unwrap_or_default(),
-            journal: journal.map(|i| files.get(&i).cloned().unwrap_or_default()),
+            journal: dir
+                .journal
+                .map(|i| files.get(&i).cloned().unwrap_or_default()),
+            partial: dir
+                .partial
+                .map(|i| files.get(&i).cloned().unwrap_or_default()),
         }
     }
 
@@ -323,12 +429,12 @@ impl SimStorage {
     }
 
     fn inode(&self, file: FileKind) -> io::Result<u64> {
-        match file {
-            FileKind::Database => Ok(self.db_inode),
-            FileKind::Journal => self
-                .live_journal
-                .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no journal")),
-        }
+        let entry = match file {
+            FileKind::Database => return Ok(self.db_inode),
+            FileKind::Journal => self.live_dir.journal,
+            FileKind::PartialJournal => self.live_dir.partial,
+        };
+        entry.ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such journal"))
     }
 
     fn live_of(&self, file: FileKind) -> io::Result<&Vec<u8>> {
@@ -348,6 +454,9 @@ impl Storage for SimStorage {
         match file {
             FileKind::Database => PathBuf::from(format!("sim:{}", self.name)),
             FileKind::Journal => PathBuf::from(format!("sim:{}.jetjournal", self.name)),
+            FileKind::PartialJournal => {
+                PathBuf::from(format!("sim:{}.jetjournal-partial", self.name))
+            }
         }
     }
 
@@ -357,7 +466,8 @@ impl Storage for SimStorage {
         }
         Ok(match file {
             FileKind::Database => true,
-            FileKind::Journal => self.live_journal.is_some(),
+            FileKind::Journal => self.live_dir.journal.is_some(),
+            FileKind::PartialJournal => self.live_dir.partial.is_some(),
         })
     }
 
@@ -390,7 +500,7 @@ impl Storage for SimStorage {
             .map_or(0, |b| u64::try_from(b.len()).unwrap_or(u64::MAX));
         let end = offset.saturating_add(u64::try_from(data.len()).unwrap_or(u64::MAX));
         self.check_room(inode, end.max(cur))?;
-        self.step()?;
+        let late = self.fault()?;
         write_into(self.live.entry(inode).or_default(), offset, data);
         self.pending.push(Op::Write {
             file,
@@ -398,13 +508,13 @@ impl Storage for SimStorage {
             offset,
             data: data.to_vec(),
         });
-        Ok(())
+        late.map_or(Ok(()), Err)
     }
 
     fn set_len(&mut self, file: FileKind, len: u64) -> io::Result<()> {
         let inode = self.inode(file)?;
         self.check_room(inode, len)?;
-        self.step()?;
+        let late = self.fault()?;
         let buf = self.live.entry(inode).or_default();
         let from = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         set_len_of(buf, len);
@@ -414,12 +524,12 @@ impl Storage for SimStorage {
             from,
             to: len,
         });
-        Ok(())
+        late.map_or(Ok(()), Err)
     }
 
     fn sync(&mut self, file: FileKind) -> io::Result<()> {
         let inode = self.inode(file)?;
-        self.step()?;
+        let late = self.fault()?;
         let mut rest = Vec::new();
         for op in std::mem::take(&mut self.pending) {
             let (f, i) = match &op {
@@ -436,24 +546,24 @@ impl Storage for SimStorage {
             }
         }
         self.pending = rest;
-        Ok(())
+        late.map_or(Ok(()), Err)
     }
 
     fn create(&mut self, file: FileKind) -> io::Result<()> {
-        if file == FileKind::Database || self.live_journal.is_some() {
+        if file == FileKind::Database || self.inode(file).is_ok() {
             if self.crashed {
                 return Err(crash_error());
             }
             return Err(io::Error::new(io::ErrorKind::AlreadyExists, "file exists"));
         }
-        self.step()?;
+        let late = self.fault()?;
         let inode = self.next_inode;
         self.next_inode = self.next_inode.saturating_add(1);
         self.live.insert(inode, Vec::new());
         self.durable.insert(inode, Vec::new());
-        self.live_journal = Some(inode);
-        self.pending_dir.push(DirOp::Link(inode));
-        Ok(())
+        self.live_dir.apply(DirOp::Link(file, inode));
+        self.pending_dir.push(DirOp::Link(file, inode));
+        late.map_or(Ok(()), Err)
     }
 
     fn remove(&mut self, file: FileKind) -> io::Result<()> {
@@ -464,20 +574,25 @@ impl Storage for SimStorage {
             ));
         }
         self.inode(file)?;
-        self.step()?;
-        self.live_journal = None;
-        self.pending_dir.push(DirOp::Unlink);
-        Ok(())
+        let late = self.fault()?;
+        self.live_dir.apply(DirOp::Unlink(file));
+        self.pending_dir.push(DirOp::Unlink(file));
+        late.map_or(Ok(()), Err)
     }
 
     fn sync_dir(&mut self) -> io::Result<()> {
-        self.step()?;
+        let late = self.fault()?;
         for op in std::mem::take(&mut self.pending_dir) {
-            self.durable_journal = match op {
-                DirOp::Link(i) => Some(i),
-                DirOp::Unlink => None,
-            };
+            self.durable_dir.apply(op);
         }
-        Ok(())
+        late.map_or(Ok(()), Err)
+    }
+
+    fn seal_journal(&mut self) -> io::Result<()> {
+        self.inode(FileKind::PartialJournal)?;
+        let late = self.fault()?;
+        self.live_dir.apply(DirOp::Seal);
+        self.pending_dir.push(DirOp::Seal);
+        late.map_or(Ok(()), Err)
     }
 }

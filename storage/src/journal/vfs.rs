@@ -15,8 +15,12 @@ use std::path::{Path, PathBuf};
 pub enum FileKind {
     /// The database file.
     Database,
-    /// Its undo journal, `<db>.jetjournal`.
+    /// Its undo journal, `<db>.jetjournal`: only ever a whole, sealed
+    /// journal (it gets this name by [`Storage::seal_journal`]).
     Journal,
+    /// The journal being built, `<db>.jetjournal-partial`; the database
+    /// is never written while only this file exists.
+    PartialJournal,
 }
 
 /// Operations on a database file, its journal and their directory.
@@ -48,6 +52,9 @@ pub trait Storage {
     fn remove(&mut self, file: FileKind) -> io::Result<()>;
     /// Makes creations and removals in the directory durable.
     fn sync_dir(&mut self) -> io::Result<()>;
+    /// Renames the partial journal to the journal's name (an atomic
+    /// replace of the directory entry; durable after [`Storage::sync_dir`]).
+    fn seal_journal(&mut self) -> io::Result<()>;
 }
 
 /// The journal path of a database: its path with `.jetjournal` appended to
@@ -58,16 +65,26 @@ pub fn journal_path(db: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// The path of the journal while it is being built:
+/// `<db>.jetjournal-partial`.
+pub fn partial_journal_path(db: &Path) -> PathBuf {
+    let mut s = db.as_os_str().to_os_string();
+    s.push(".jetjournal-partial");
+    PathBuf::from(s)
+}
+
 /// The real file system: `std::fs`, `File::sync_all` for contents and an
 /// fsync of the directory for creations and removals.
 #[derive(Debug)]
 pub struct FsStorage {
     db_path: PathBuf,
     journal_path: PathBuf,
+    partial_path: PathBuf,
     dir: PathBuf,
     name: String,
     db: Option<File>,
     journal: Option<File>,
+    partial: Option<File>,
 }
 
 impl FsStorage {
@@ -84,11 +101,13 @@ impl FsStorage {
             .unwrap_or_default();
         FsStorage {
             journal_path: journal_path(&db_path),
+            partial_path: partial_journal_path(&db_path),
             db_path,
             dir,
             name,
             db: None,
             journal: None,
+            partial: None,
         }
     }
 
@@ -96,6 +115,7 @@ impl FsStorage {
         let (slot, path) = match file {
             FileKind::Database => (&mut self.db, &self.db_path),
             FileKind::Journal => (&mut self.journal, &self.journal_path),
+            FileKind::PartialJournal => (&mut self.partial, &self.partial_path),
         };
         if slot.is_none() {
             *slot = Some(OpenOptions::new().read(true).write(true).open(path)?);
@@ -114,6 +134,7 @@ impl Storage for FsStorage {
         match file {
             FileKind::Database => self.db_path.clone(),
             FileKind::Journal => self.journal_path.clone(),
+            FileKind::PartialJournal => self.partial_path.clone(),
         }
     }
 
@@ -151,6 +172,7 @@ impl Storage for FsStorage {
         match file {
             FileKind::Database => self.db = Some(f),
             FileKind::Journal => self.journal = Some(f),
+            FileKind::PartialJournal => self.partial = Some(f),
         }
         Ok(())
     }
@@ -159,11 +181,19 @@ impl Storage for FsStorage {
         match file {
             FileKind::Database => self.db = None,
             FileKind::Journal => self.journal = None,
+            FileKind::PartialJournal => self.partial = None,
         }
         std::fs::remove_file(self.path_of(file))
     }
 
     fn sync_dir(&mut self) -> io::Result<()> {
         File::open(&self.dir)?.sync_all()
+    }
+
+    fn seal_journal(&mut self) -> io::Result<()> {
+        std::fs::rename(&self.partial_path, &self.journal_path)?;
+        // the open handle now names the journal
+        self.journal = self.partial.take();
+        Ok(())
     }
 }
