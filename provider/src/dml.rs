@@ -431,13 +431,15 @@ impl DmlRows {
             return t.bookmarks().map_err(to_df);
         };
         let idx = t.index(plan.index).map_err(to_df)?;
-        let mut marks = Vec::new();
-        for (_, (lo, hi)) in &plan.ranges {
-            let entries = idx
-                .seek(bound_ref(lo), bound_ref(hi), KeyMatch::Prefix)
-                .map_err(|e| to_df(jet_storage::Error::from(e).in_table(t.name())))?;
-            marks.extend(entries.into_iter().map(|e| e.bookmark));
-        }
+        let refs: Vec<_> = plan
+            .ranges
+            .iter()
+            .map(|(lo, hi)| (bound_ref(lo), bound_ref(hi)))
+            .collect();
+        let entries = idx
+            .seek_ranges(&refs, KeyMatch::Prefix)
+            .map_err(|e| to_df(jet_storage::Error::from(e).in_table(t.name())))?;
+        let mut marks: Vec<Bookmark> = entries.into_iter().map(|e| e.bookmark).collect();
         marks.sort_unstable();
         marks.dedup();
         Ok(marks)

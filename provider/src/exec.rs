@@ -231,10 +231,11 @@ pub(crate) fn bound_ref(x: &Bound<Vec<u8>>) -> Bound<&[u8]> {
     }
 }
 
-/// Reads only the rows whose index keys lie in a range: descends the
-/// B-tree, collects the bookmarks, and decodes just those rows. The rows
-/// are a superset of the predicate's matches (bounds are widened outward);
-/// the plan above re-checks them.
+/// Reads only the rows whose index keys lie in one or more ranges: descends
+/// the B-tree, collects the bookmarks (several ranges in one walk of the
+/// leaves in key order), and decodes just those rows. The rows are a
+/// superset of the predicate's matches (bounds are widened outward); the
+/// seek's [`Recheck`] or the plan above re-checks them.
 #[derive(Debug)]
 pub struct IndexSeekExec {
     table: Table,
@@ -243,8 +244,8 @@ pub struct IndexSeekExec {
     index_name: String,
     /// Human-readable range, for EXPLAIN.
     range: String,
-    lower: Bound<Vec<u8>>,
-    upper: Bound<Vec<u8>>,
+    /// Key ranges, sorted by lower bound.
+    ranges: Vec<(Bound<Vec<u8>>, Bound<Vec<u8>>)>,
     projection: Option<Vec<usize>>,
     batch_size: usize,
     /// The filter this seek re-checks itself (over the decoded columns) and
@@ -269,7 +270,9 @@ pub struct Recheck {
 }
 
 impl IndexSeekExec {
-    /// A seek of real index `index` of `table` between encoded key bounds.
+    /// A seek of real index `index` of `table` for the keys inside any of
+    /// `ranges` (encoded first-column bounds, sorted by lower bound,
+    /// `Unbounded` first; they may overlap).
     #[allow(clippy::too_many_arguments)]
     pub fn try_new(
         table: Table,
@@ -277,7 +280,7 @@ impl IndexSeekExec {
         index: usize,
         index_name: String,
         range: String,
-        bounds: (Bound<Vec<u8>>, Bound<Vec<u8>>),
+        ranges: Vec<(Bound<Vec<u8>>, Bound<Vec<u8>>)>,
         projection: Option<Vec<usize>>,
         batch_size: usize,
     ) -> Result<Self> {
@@ -285,15 +288,13 @@ impl IndexSeekExec {
             .projected_schema(projection.as_deref())
             .map_err(to_df)?;
         let props = properties(schema.clone(), 1);
-        let (lower, upper) = bounds;
         Ok(IndexSeekExec {
             table,
             db,
             index,
             index_name,
             range,
-            lower,
-            upper,
+            ranges,
             projection,
             batch_size,
             recheck: None,
@@ -378,14 +379,18 @@ impl IndexSeekExec {
         self.index
     }
 
-    /// Encoded lower key bound (a first-column prefix).
-    pub fn lower(&self) -> &Bound<Vec<u8>> {
-        &self.lower
+    /// The encoded key bounds (first-column prefixes) when the seek has
+    /// exactly one range.
+    pub fn single_range(&self) -> Option<(&Bound<Vec<u8>>, &Bound<Vec<u8>>)> {
+        match self.ranges.as_slice() {
+            [(lower, upper)] => Some((lower, upper)),
+            _ => None,
+        }
     }
 
-    /// Encoded upper key bound (a first-column prefix).
-    pub fn upper(&self) -> &Bound<Vec<u8>> {
-        &self.upper
+    /// The encoded key ranges, sorted by lower bound.
+    pub fn ranges(&self) -> &[(Bound<Vec<u8>>, Bound<Vec<u8>>)] {
+        &self.ranges
     }
 
     /// The value range, as EXPLAIN shows it.
@@ -406,13 +411,17 @@ impl IndexSeekExec {
 
     fn bookmarks(&self) -> jet_storage::Result<Vec<Bookmark>> {
         let idx = self.table.index(self.index)?;
-        let entries = idx
-            .seek(
-                bound_ref(&self.lower),
-                bound_ref(&self.upper),
-                KeyMatch::Prefix,
-            )
-            .map_err(jet_storage::Error::from)?;
+        let entries = match self.ranges.as_slice() {
+            [(lower, upper)] => idx.seek(bound_ref(lower), bound_ref(upper), KeyMatch::Prefix),
+            ranges => {
+                let refs: Vec<_> = ranges
+                    .iter()
+                    .map(|(l, u)| (bound_ref(l), bound_ref(u)))
+                    .collect();
+                idx.seek_ranges(&refs, KeyMatch::Prefix)
+            }
+        }
+        .map_err(jet_storage::Error::from)?;
         Ok(entries.into_iter().map(|e| e.bookmark).collect())
     }
 }

@@ -26,6 +26,7 @@ mod ddl;
 mod defaults;
 mod dml;
 mod exec;
+mod literals;
 mod ordered;
 mod pushdown;
 mod rules;
@@ -37,6 +38,7 @@ pub use access::SqlDialect;
 pub use catalog::{JetCatalogProvider, JetSchemaProvider, register_jet, register_jet_tables};
 pub use dml::{DmlKind, JetDmlExec, JetHandle, JetSink};
 pub use exec::{IndexSeekExec, JetScanExec, Recheck};
+pub use literals::{FloatDecimalComparison, analyzer_rules};
 pub use ordered::{IndexMinMaxExec, IndexOrderExec};
 pub use rules::{
     JetIndexOrder, JetMinMax, jet_session_state_builder, physical_optimizer_rules, session_context,

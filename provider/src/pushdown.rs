@@ -3,9 +3,12 @@
 //!
 //! Recognised: `col op literal` and `literal op col` for `=`, `<`, `<=`,
 //! `>`, `>=`; `col BETWEEN a AND b`; `col IN (…)`; `col IS NULL`. A column
-//! wrapped in a value-preserving cast (integer widening, Single to Double)
-//! counts as the column. Text columns never seek: their index keys follow
-//! collation tables this reader does not encode.
+//! wrapped in a value-preserving cast (integer widening, to a wide enough
+//! decimal, Single to Double) counts as the column. A literal of any
+//! numeric kind or range may bound a numeric column: the key encoder moves
+//! it to the nearest storable value inside the range or finds that no row
+//! can match (`jet_storage::index_key::first_column_bounds`). Text, GUID
+//! and Yes/No columns seek only for equality.
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
@@ -64,19 +67,56 @@ pub(crate) fn key_value(v: &ScalarValue, column_type: JetType) -> Option<KeyValu
     })
 }
 
+/// The values of an integer type: `(min, max)`.
+fn int_range(t: &DataType) -> Option<(i128, i128)> {
+    use DataType as D;
+    Some(match t {
+        D::Int8 => (i8::MIN.into(), i8::MAX.into()),
+        D::Int16 => (i16::MIN.into(), i16::MAX.into()),
+        D::Int32 => (i32::MIN.into(), i32::MAX.into()),
+        D::Int64 => (i64::MIN.into(), i64::MAX.into()),
+        D::UInt8 => (0, u8::MAX.into()),
+        D::UInt16 => (0, u16::MAX.into()),
+        D::UInt32 => (0, u32::MAX.into()),
+        D::UInt64 => (0, u64::MAX.into()),
+        _ => return None,
+    })
+}
+
+/// Decimal digits left of the point an integer type needs.
+fn int_digits(t: &DataType) -> Option<i16> {
+    let (min, max) = int_range(t)?;
+    Some(max.max(-min).to_string().len() as i16)
+}
+
+/// Whether a cast from `from` to `to` maps every value to an equal value
+/// and keeps order, so a comparison of the cast column with a literal is a
+/// comparison of the column's own values: integer widening, an integer to
+/// a decimal with room for all its digits, a decimal to one with at least
+/// its scale and integer digits, an integer of at most 32 bits or a Single
+/// to a Double. (A BigInt to a Double rounds, and a narrow decimal
+/// overflows: those comparisons stay with DataFusion.)
 fn value_preserving_cast(from: &DataType, to: &DataType) -> bool {
     use DataType as D;
-    let int = |t: &D| {
-        matches!(
-            t,
-            D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32
-        )
-    };
-    (int(from)
-        && matches!(to, D::Int32 | D::Int64 | D::Float64 | D::Decimal128(..))
-        && from != to
-        && !(matches!(from, D::UInt32 | D::Int64) && *to == D::Int32))
-        || (*from == D::Float32 && *to == D::Float64)
+    if from == to {
+        return false;
+    }
+    match (from, to) {
+        (D::Decimal128(p1, s1), D::Decimal128(p2, s2)) => {
+            s2 >= s1 && i16::from(*p2) - i16::from(*s2) >= i16::from(*p1) - i16::from(*s1)
+        }
+        (f, D::Decimal128(p, s)) => {
+            int_digits(f).is_some_and(|d| *s >= 0 && i16::from(*p) - i16::from(*s) >= d)
+        }
+        (f, D::Float64) => matches!(
+            f,
+            D::Int8 | D::Int16 | D::Int32 | D::UInt8 | D::UInt16 | D::UInt32 | D::Float32
+        ),
+        (f, t) => match (int_range(f), int_range(t)) {
+            (Some((a, b)), Some((c, d))) => c <= a && b <= d,
+            _ => false,
+        },
+    }
 }
 
 /// The table column index an expression reads, unwrapping

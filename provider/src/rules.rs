@@ -164,16 +164,23 @@ impl JetIndexOrder {
                     None,
                 )
             }
-            Leaf::Seek(s) => (
-                s.table(),
-                s.db(),
-                s.projection(),
-                s.batch_size(),
-                Some((s.index(), s.lower(), s.upper())),
-                Some(s.range_label().to_string()),
-                s.output_columns(),
-                Some(s),
-            ),
+            Leaf::Seek(s) => {
+                // a walk follows one key range; a seek of several (an IN
+                // list) keeps its sort
+                let Some((lower, upper)) = s.single_range() else {
+                    return Ok(None);
+                };
+                (
+                    s.table(),
+                    s.db(),
+                    s.projection(),
+                    s.batch_size(),
+                    Some((s.index(), lower, upper)),
+                    Some(s.range_label().to_string()),
+                    s.output_columns(),
+                    Some(s),
+                )
+            }
         };
         let table_col = |c: usize| outputs.get(c).copied();
         let Some(keys) = ch
@@ -405,11 +412,17 @@ pub fn physical_optimizer_rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + 
 }
 
 /// A session state builder with DataFusion's defaults and the Jet rules
-/// ([`physical_optimizer_rules`]) for `config`.
-pub fn jet_session_state_builder(config: SessionConfig) -> SessionStateBuilder {
+/// ([`physical_optimizer_rules`]) for `config`, which is changed in one
+/// way: SQL decimal literals (`2171.2942`) parse as DECIMAL, not as
+/// a binary float, so they compare exactly with Currency and Numeric
+/// columns (`sql_parser.parse_float_as_decimal`); a float compared with a
+/// decimal compares as Double ([`crate::literals`]).
+pub fn jet_session_state_builder(mut config: SessionConfig) -> SessionStateBuilder {
+    config.options_mut().sql_parser.parse_float_as_decimal = true;
     SessionStateBuilder::new()
         .with_config(config)
         .with_default_features()
+        .with_analyzer_rules(crate::literals::analyzer_rules())
         .with_physical_optimizer_rules(physical_optimizer_rules())
 }
 

@@ -14,7 +14,6 @@ use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::physical_plan::union::UnionExec;
 use jet_storage::index_key::{KeyValue, first_column_bounds};
 use jet_storage::{Database, JetVersion, Table};
 use std::collections::HashMap;
@@ -132,11 +131,7 @@ impl JetTable {
             format!(
                 "{} {}",
                 crate::ordered::index_name(&self.table, s.index),
-                s.ranges
-                    .iter()
-                    .map(|(l, _)| l.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ∪ ")
+                s.label
             )
         });
         Ok(DmlRows {
@@ -175,45 +170,57 @@ pub(crate) fn seekable(
     if ignores_nulls && c == Constraint::Eq(KeyValue::Null) {
         return None;
     }
+    // every bound must have a key form (or none can match): a literal the
+    // encoder refuses (NaN, another kind of value, a text range, a
+    // character the collation tables do not know) is not sought, so the
+    // filter stays with DataFusion. Out-of-range literals do encode: they
+    // clamp to an unbounded side or an empty range.
     let column = &table.def().columns[col];
-    if column.jet_type == jet_storage::JetType::Text {
-        // Text keys follow the collation (case-insensitive, trailing
-        // spaces ignored): an equality seek is a superset the plan
-        // re-checks, a range is no key range, and a value with a
-        // character the collation tables do not know is not sought.
-        let dir = table.def().real_indexes[idx].key.first()?.1;
-        let encodes = |v: &KeyValue| {
-            matches!(
-                first_column_bounds(column, dir, Bound::Included(v), Bound::Included(v), version),
-                Ok(Some(_))
-            )
-        };
-        let ok = match &c {
-            Constraint::Eq(v) => encodes(v),
-            Constraint::In(vs) => vs.iter().all(encodes),
-            Constraint::Range(..) => false,
-        };
-        if !ok {
-            return None;
-        }
+    let dir = table.def().real_indexes[idx].key.first()?.1;
+    // (a text value no row can hold, such as a character outside a Jet3
+    // column's code page, is left to the scan as well)
+    let text = column.jet_type == jet_storage::JetType::Text;
+    let encodes = |lo: Bound<&KeyValue>, hi: Bound<&KeyValue>| match first_column_bounds(
+        column, dir, lo, hi, version,
+    ) {
+        Ok(Some(_)) => true,
+        Ok(None) => !text,
+        Err(_) => false,
+    };
+    let ok = match &c {
+        Constraint::Eq(v) => encodes(Bound::Included(v), Bound::Included(v)),
+        Constraint::In(vs) => vs
+            .iter()
+            .all(|v| encodes(Bound::Included(v), Bound::Included(v))),
+        Constraint::Range(lo, hi) => encodes(lo.as_ref(), hi.as_ref()),
+    };
+    if !ok {
+        return None;
     }
     Some((col, c, idx))
 }
 
-/// Encoded key bounds of one seek, with the value range EXPLAIN shows.
-pub(crate) type SeekRange = (String, (Bound<Vec<u8>>, Bound<Vec<u8>>));
+/// Encoded key bounds of one range of a seek.
+pub(crate) type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 
 /// How the read side finds the rows of a set of filter conjuncts through
-/// one index: the index, its key ranges (each a superset of its values'
-/// rows), and the conjuncts the seek answers (to be re-checked exactly).
+/// one index: the index, its key ranges (together a superset of the
+/// matching rows), and the conjuncts the seek answers (to be re-checked
+/// exactly).
 pub(crate) struct SeekPlan {
     /// Real index number.
     pub index: usize,
-    /// Key ranges; empty when no key can match.
-    pub ranges: Vec<SeekRange>,
+    /// The value ranges, as EXPLAIN shows them.
+    pub label: String,
+    /// Key ranges sorted by lower bound, without duplicates; empty when no
+    /// key can match.
+    pub ranges: Vec<KeyRange>,
     /// The conjuncts the seek stands for.
     pub pushed: Vec<Expr>,
 }
+
+/// More values than this in an `IN` list are labelled by their count.
+const LISTED_VALUES: usize = 8;
 
 /// The seek the read side would use for `filters` (equality first, then
 /// IN, then ranges merged on one column; unique indexes first within
@@ -246,7 +253,7 @@ pub(crate) fn seek_plan(
     };
     let column = &table.def().columns[col];
     let dir = table.def().real_indexes[idx].key[0].1;
-    let mut value_ranges: Vec<(Bound<KeyValue>, Bound<KeyValue>)> = match first {
+    let value_ranges: Vec<(Bound<KeyValue>, Bound<KeyValue>)> = match first {
         Constraint::Eq(v) => vec![(Bound::Included(v.clone()), Bound::Included(v))],
         Constraint::In(vs) => vs
             .into_iter()
@@ -266,21 +273,47 @@ pub(crate) fn seek_plan(
             vec![(lo, hi)]
         }
     };
-    value_ranges.dedup();
-    let mut ranges = Vec::new();
+    let label = if value_ranges.len() > LISTED_VALUES {
+        format!("{} in {} values", column.name, value_ranges.len())
+    } else {
+        format!(
+            "{} in {}",
+            column.name,
+            value_ranges
+                .iter()
+                .map(|(lo, hi)| describe(lo, hi))
+                .collect::<Vec<_>>()
+                .join(" ∪ ")
+        )
+    };
+    let mut ranges = Vec::with_capacity(value_ranges.len());
     for (lo, hi) in &value_ranges {
-        let label = format!("{} in {}", column.name, describe(lo, hi));
         let bounds = first_column_bounds(column, dir, lo.as_ref(), hi.as_ref(), version)
             .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
-        if let Some(bounds) = bounds {
-            ranges.push((label, bounds));
-        }
+        ranges.extend(bounds);
     }
+    // key order, so one walk of the leaves visits each range in turn
+    ranges.sort_by(|a, b| lower_key_order(&a.0, &b.0));
+    ranges.dedup();
     Ok(Some(SeekPlan {
         index: idx,
+        label,
         ranges,
         pushed: pushed.iter().map(|(f, _)| (*f).clone()).collect(),
     }))
+}
+
+/// Orders encoded lower bounds: unbounded first, then by key bytes.
+fn lower_key_order(a: &Bound<Vec<u8>>, b: &Bound<Vec<u8>>) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    match (a, b) {
+        (Bound::Unbounded, Bound::Unbounded) => Ordering::Equal,
+        (Bound::Unbounded, _) => Ordering::Less,
+        (_, Bound::Unbounded) => Ordering::Greater,
+        (Bound::Included(x) | Bound::Excluded(x), Bound::Included(y) | Bound::Excluded(y)) => {
+            x.cmp(y)
+        }
+    }
 }
 
 /// Tightens value bounds: the larger lower bound and the smaller upper bound
@@ -500,30 +533,27 @@ impl TableProvider for JetTable {
             predicate: state.create_physical_expr(predicate, &df_schema)?,
             output,
         };
-        let mut seeks: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
-        for (label, bounds) in seek.ranges {
-            seeks.push(Arc::new(
-                IndexSeekExec::try_new(
-                    self.table.clone(),
-                    self.db.clone(),
-                    seek.index,
-                    name.clone(),
-                    label,
-                    bounds,
-                    decoded.clone(),
-                    self.options.batch_size,
-                )?
-                .with_recheck(recheck.clone())?,
-            ));
-        }
-        Ok(match seeks.len() {
-            0 => Arc::new(datafusion::physical_plan::empty::EmptyExec::new(
+        if seek.ranges.is_empty() {
+            return Ok(Arc::new(datafusion::physical_plan::empty::EmptyExec::new(
                 self.table
                     .projected_schema(projection.map(|p| p.as_slice()))
                     .map_err(crate::to_df)?,
-            )),
-            1 => seeks.pop().expect("one"),
-            _ => UnionExec::try_new(seeks)?,
-        })
+            )));
+        }
+        // one plan node for every range: one descent, then the leaves in
+        // key order (an IN list of many values is one walk, not a union)
+        Ok(Arc::new(
+            IndexSeekExec::try_new(
+                self.table.clone(),
+                self.db.clone(),
+                seek.index,
+                name,
+                seek.label,
+                seek.ranges,
+                decoded,
+                self.options.batch_size,
+            )?
+            .with_recheck(recheck)?,
+        ))
     }
 }

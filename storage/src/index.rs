@@ -443,6 +443,101 @@ impl<'a> IndexReader<'a> {
     }
 }
 
+impl IndexReader<'_> {
+    /// Entries whose keys lie in any of `ranges` (compared as `mode`
+    /// says, as [`IndexReader::seek`] does), in key order, each entry once.
+    /// `ranges` must be sorted by lower bound (`Unbounded` first); they may
+    /// overlap. One descent finds the first range's leaf; the leaf chain is
+    /// then followed, and the tree is descended again only when the next
+    /// range starts beyond the leaf in hand, so pages read are at most the
+    /// leaves between the first and the last range plus one tree height
+    /// per range.
+    #[allow(clippy::type_complexity)]
+    pub fn seek_ranges(
+        &self,
+        ranges: &[(Bound<&[u8]>, Bound<&[u8]>)],
+        mode: KeyMatch,
+    ) -> Result<Vec<Entry>, FormatError> {
+        let below = |key: &[u8], lower: Bound<&[u8]>| match lower {
+            Bound::Included(k) => cmp_key(key, k, mode) == Ordering::Less,
+            Bound::Excluded(k) => cmp_key(key, k, mode) != Ordering::Greater,
+            Bound::Unbounded => false,
+        };
+        let past = |key: &[u8], upper: Bound<&[u8]>| match upper {
+            Bound::Included(k) => cmp_key(key, k, mode) == Ordering::Greater,
+            Bound::Excluded(k) => cmp_key(key, k, mode) != Ordering::Less,
+            Bound::Unbounded => false,
+        };
+        let mut out = Vec::new();
+        if ranges.is_empty() {
+            return Ok(out);
+        }
+        let start_of = |r: usize| match ranges[r].0 {
+            Bound::Included(k) | Bound::Excluded(k) => Some(k),
+            Bound::Unbounded => None,
+        };
+        // the range the entries are compared with: every earlier range
+        // ends below the entry in hand
+        let mut r = 0;
+        let (mut n, mut p, _) =
+            self.descend(start_of(0), Direction::Forward, mode, &mut HashSet::new())?;
+        // leaves read: the chain must not lead back to one, and a descent
+        // landing on one again walks on instead (no entry is returned twice)
+        let mut leaves = HashSet::from([n]);
+        let mut descended_for = 0;
+        loop {
+            let mut last_below = false;
+            let h = visit_index_page(
+                &p,
+                self.layout,
+                n,
+                self.tdef_page,
+                |key, bookmark, child| {
+                    while r < ranges.len() && past(key, ranges[r].1) {
+                        r += 1;
+                    }
+                    let Some(range) = ranges.get(r) else { return };
+                    last_below = below(key, range.0);
+                    if !last_below {
+                        out.push(Entry {
+                            key: key.to_vec(),
+                            bookmark,
+                            child,
+                        });
+                    }
+                },
+            )?;
+            if r >= ranges.len() || h.next == 0 {
+                break;
+            }
+            // the next range starts beyond this leaf: descend to it, once
+            // per range
+            if last_below && descended_for != r {
+                descended_for = r;
+                let (n2, p2, _) =
+                    self.descend(start_of(r), Direction::Forward, mode, &mut HashSet::new())?;
+                if leaves.insert(n2) {
+                    (n, p) = (n2, p2);
+                    continue;
+                }
+            }
+            if !leaves.insert(h.next) {
+                return Err(corrupt(n, 0, "index leaf chain loops", Refusal::Budget));
+            }
+            let next = self.src.read_page(h.next)?;
+            if next.first() != Some(&page_type::INDEX_LEAF) {
+                return Err(FormatError::PageType {
+                    page: h.next,
+                    expected: "index leaf",
+                    found: next.first().copied().unwrap_or(0xFF),
+                });
+            }
+            (n, p) = (h.next, next);
+        }
+        Ok(out)
+    }
+}
+
 /// Entries along the leaf chain from a starting leaf; a page visited twice
 /// ends the walk with an error.
 pub struct LeafWalk<'r, 'a> {

@@ -17,6 +17,7 @@
 //! order with [`KeyError::Unsupported`], so a caller falls back to a scan
 //! instead of seeking with a wrong key.
 
+mod seek_bounds;
 pub mod text;
 
 pub use text::TextCollation;
@@ -321,6 +322,14 @@ pub fn seek_fidelity(col: &Column) -> SeekFidelity {
             equality_exact: false,
             order_matches_arrow: false,
         },
+        // Yes/No keys put true first (Arrow orders false first); GUID keys
+        // reorder the bytes of the first three groups, so their order is not
+        // the order of the strings Arrow holds (nor does string equality
+        // ignore case as the key does)
+        JetType::Boolean | JetType::Guid => SeekFidelity {
+            equality_exact: col.jet_type == JetType::Boolean,
+            order_matches_arrow: false,
+        },
         JetType::Single | JetType::Double | JetType::DateTime | JetType::Numeric => {
             // bounds are widened outward where a literal converts inexactly
             SeekFidelity {
@@ -417,250 +426,4 @@ impl KeyValue {
     }
 }
 
-const MICROS_PER_DAY: i64 = 86_400_000_000;
-const ACCESS_EPOCH_OFFSET_DAYS: i64 = 25_569;
-
-/// The Access day numbers `[lo, hi]` of every stored Date/Time that this
-/// reader decodes as `micros` (it rounds to the millisecond), widened
-/// outward by one ulp. Handles the pre-1899 convention (negative day, time
-/// of day as a positive fraction).
-fn access_days_for_micros(micros: i64) -> (f64, f64) {
-    let day = micros.div_euclid(MICROS_PER_DAY) + ACCESS_EPOCH_OFFSET_DAYS;
-    let tod = micros.rem_euclid(MICROS_PER_DAY) as f64 / MICROS_PER_DAY as f64;
-    let half_ms = 0.5 / 86_400_000.0;
-    let (a, b) = if day >= 0 {
-        (day as f64 + tod - half_ms, day as f64 + tod + half_ms)
-    } else {
-        (day as f64 - tod - half_ms, day as f64 - tod + half_ms)
-    };
-    (a.next_down(), b.next_up())
-}
-
-/// Stored-form bounds `[lo, hi]` (raw Jet bytes, little-endian as rows
-/// store them) of the column values equal to `v`, widened outward where the
-/// conversion is inexact (see the `widen` kernels). `Ok(None)`: no stored
-/// value can equal `v` (out of the type's range).
-fn stored_range(
-    col: &Column,
-    v: &KeyValue,
-    version: JetVersion,
-) -> Result<Option<(OwnedField, OwnedField)>, KeyError> {
-    use jet_kernels::widen::{widen_f64, widen_scale, widen_to_f32};
-    let unsupported = |reason| KeyError::Unsupported {
-        column: col.name.clone(),
-        jet_type: col.jet_type.name(),
-        reason,
-    };
-    let same = |b: Vec<u8>| Some((OwnedField::Bytes(b.clone()), OwnedField::Bytes(b)));
-    let pair = |a: Vec<u8>, b: Vec<u8>| Some((OwnedField::Bytes(a), OwnedField::Bytes(b)));
-    if *v == KeyValue::Null {
-        return Ok(Some((OwnedField::Null, OwnedField::Null)));
-    }
-    Ok(match (col.jet_type, v) {
-        (JetType::Boolean, KeyValue::Bool(b)) => Some((OwnedField::Bool(*b), OwnedField::Bool(*b))),
-        (JetType::Byte, KeyValue::Int(i)) => u8::try_from(*i).ok().and_then(|x| same(vec![x])),
-        (JetType::Integer, KeyValue::Int(i)) => i16::try_from(*i)
-            .ok()
-            .and_then(|x| same(x.to_le_bytes().to_vec())),
-        (JetType::Long | JetType::Complex, KeyValue::Int(i)) => i32::try_from(*i)
-            .ok()
-            .and_then(|x| same(x.to_le_bytes().to_vec())),
-        (JetType::BigInt, KeyValue::Int(i)) => same(i.to_le_bytes().to_vec()),
-        (JetType::Currency, KeyValue::Int(i)) => i
-            .checked_mul(10_000)
-            .and_then(|x| same(x.to_le_bytes().to_vec())),
-        (JetType::Currency, KeyValue::Decimal { value, scale }) => {
-            match widen_scale(*value, *scale, 4) {
-                Some((lo, hi)) => match (i64::try_from(lo), i64::try_from(hi)) {
-                    (Ok(lo), Ok(hi)) => pair(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec()),
-                    _ => None,
-                },
-                None => None,
-            }
-        }
-        (JetType::Single, KeyValue::Float(f)) => {
-            let (lo, hi) =
-                widen_to_f32(*f).ok_or_else(|| unsupported("NaN has no place in a range"))?;
-            pair(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
-        }
-        (JetType::Single, KeyValue::Int(i)) => {
-            let (lo, hi) = widen_to_f32(*i as f64).ok_or_else(|| unsupported("NaN"))?;
-            pair(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
-        }
-        (JetType::Double, KeyValue::Float(f)) => {
-            let (lo, hi) =
-                widen_f64(*f).ok_or_else(|| unsupported("NaN has no place in a range"))?;
-            pair(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
-        }
-        (JetType::Double, KeyValue::Int(i)) => {
-            let (lo, hi) = widen_f64(*i as f64).ok_or_else(|| unsupported("NaN"))?;
-            pair(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
-        }
-        (JetType::DateTime, KeyValue::TimestampMicros(m)) => {
-            let (lo, hi) = access_days_for_micros(*m);
-            pair(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
-        }
-        (JetType::Numeric, KeyValue::Decimal { .. } | KeyValue::Int(_)) => {
-            let (value, scale) = match v {
-                KeyValue::Decimal { value, scale } => (*value, *scale),
-                KeyValue::Int(i) => (i128::from(*i), 0),
-                _ => return Err(unsupported("literal of another type")),
-            };
-            widen_scale(value, scale, col.scale)
-                .and_then(|(lo, hi)| pair(numeric_raw(lo), numeric_raw(hi)))
-        }
-        (JetType::Binary, KeyValue::Bytes(b)) => same(b.clone()),
-        // a GUID column's Arrow values are strings
-        (JetType::Guid, KeyValue::Guid(s) | KeyValue::Text(s)) => match parse_guid(s) {
-            Some(raw) => same(raw.to_vec()),
-            None => None,
-        },
-        (JetType::ExtDateTime, KeyValue::TimestampMicros(m)) => {
-            let lo = ext_datetime_raw(*m, 0);
-            let hi = ext_datetime_raw(*m, 9);
-            match (lo, hi) {
-                (Some(lo), Some(hi)) => pair(lo, hi),
-                _ => None,
-            }
-        }
-        (JetType::Text, KeyValue::Text(t)) => {
-            // the stored form of the literal: UTF-16LE (Jet4/ACE) or the
-            // code-page bytes (Jet3; characters outside Windows-1252 cannot
-            // be stored, so no row can equal the literal)
-            let raw = if version.is_jet3() {
-                let (b, _, bad) = encoding_rs::WINDOWS_1252.encode(t);
-                if bad {
-                    return Ok(None);
-                }
-                b.into_owned()
-            } else {
-                t.encode_utf16().flat_map(|u| u.to_le_bytes()).collect()
-            };
-            same(raw)
-        }
-        (JetType::Memo, _) => {
-            return Err(unsupported(
-                "memo keys need the long value, which the row does not hold",
-            ));
-        }
-        _ => return Err(unsupported("literal of another type")),
-    })
-}
-
-fn numeric_raw(v: i128) -> Vec<u8> {
-    let mut out = vec![if v < 0 { 0x80 } else { 0 }];
-    let mag = v.unsigned_abs();
-    for w in (0..4).rev() {
-        let word = (mag >> (32 * w)) as u32;
-        out.extend_from_slice(&word.to_le_bytes());
-    }
-    out
-}
-
-fn parse_guid(s: &str) -> Option<[u8; 16]> {
-    let hex: String = s.chars().filter(|c| c.is_ascii_hexdigit()).collect();
-    if hex.len() != 32
-        || s.chars()
-            .any(|c| !(c.is_ascii_hexdigit() || "{}-".contains(c)))
-    {
-        return None;
-    }
-    let mut d = [0u8; 16];
-    for (i, b) in d.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
-    }
-    // display order to stored order: first three groups little-endian
-    Some([
-        d[3], d[2], d[1], d[0], d[5], d[4], d[7], d[6], d[8], d[9], d[10], d[11], d[12], d[13],
-        d[14], d[15],
-    ])
-}
-
-fn ext_datetime_raw(micros: i64, extra_ticks: i64) -> Option<Vec<u8>> {
-    let days = micros.div_euclid(MICROS_PER_DAY) + 719_162;
-    let rem = micros.rem_euclid(MICROS_PER_DAY);
-    if !(0..=3_652_058).contains(&days) {
-        return None;
-    }
-    let secs = rem / 1_000_000;
-    let ticks = (rem % 1_000_000) * 10 + extra_ticks;
-    Some(format!("{days:019}:{secs:012}{ticks:07}:7\0").into_bytes())
-}
-
-/// Encoded key bounds over the *first* key column of an index (use with
-/// [`crate::index::KeyMatch::Prefix`]): every row whose column value lies
-/// in the value range `lower ..= upper` has a key inside the returned
-/// bounds. Bounds are widened outward and inclusive, and NULL sorts as the
-/// index stores it, so the caller re-checks the fetched rows. `Ok(None)`
-/// means no row can match.
-#[allow(clippy::type_complexity)]
-pub fn first_column_bounds(
-    col: &Column,
-    dir: Direction,
-    lower: std::ops::Bound<&KeyValue>,
-    upper: std::ops::Bound<&KeyValue>,
-    version: JetVersion,
-) -> Result<Option<(std::ops::Bound<Vec<u8>>, std::ops::Bound<Vec<u8>>)>, KeyError> {
-    use std::ops::Bound;
-    let enc = |f: &OwnedField| -> Result<Vec<u8>, KeyError> {
-        let mut out = Vec::new();
-        encode_column(&mut out, col, dir, f, version)?;
-        Ok(out)
-    };
-    // Before 1899-12-30 Access stores a time of day as a *positive*
-    // fraction below a negative day number, so key order is not
-    // chronological inside such a day: a range bound there widens to the
-    // whole day (the day below for a lower bound, the day itself for an
-    // upper one). Equality keeps its exact interval.
-    let is_range = !matches!((lower, upper), (Bound::Included(a), Bound::Included(b)) if a == b);
-    if is_range && matches!(col.jet_type, JetType::Text | JetType::Memo) {
-        // collation order is not Arrow's order: a value range is no key range
-        return Err(KeyError::Unsupported {
-            column: col.name.clone(),
-            jet_type: col.jet_type.name(),
-            reason: "text keys follow the collation, so only equality seeks",
-        });
-    }
-    let day_bound = |v: &KeyValue, is_lower: bool| -> Option<OwnedField> {
-        match (col.jet_type, v) {
-            (JetType::DateTime, KeyValue::TimestampMicros(m)) if is_range => {
-                let day = m.div_euclid(MICROS_PER_DAY) + ACCESS_EPOCH_OFFSET_DAYS;
-                (day < 0).then(|| {
-                    let d = if is_lower {
-                        (day - 1) as f64
-                    } else {
-                        day as f64
-                    };
-                    OwnedField::Bytes(d.to_le_bytes().to_vec())
-                })
-            }
-            _ => None,
-        }
-    };
-    let lo = match lower {
-        Bound::Included(v) | Bound::Excluded(v) if day_bound(v, true).is_some() => {
-            Bound::Included(enc(&day_bound(v, true).unwrap_or(OwnedField::Null))?)
-        }
-        Bound::Included(v) | Bound::Excluded(v) => match stored_range(col, v, version)? {
-            Some((lo, _)) => Bound::Included(enc(&lo)?),
-            None => return Ok(None),
-        },
-        Bound::Unbounded => Bound::Unbounded,
-    };
-    let hi = match upper {
-        Bound::Included(v) | Bound::Excluded(v) if day_bound(v, false).is_some() => {
-            Bound::Included(enc(&day_bound(v, false).unwrap_or(OwnedField::Null))?)
-        }
-        Bound::Included(v) | Bound::Excluded(v) => match stored_range(col, v, version)? {
-            Some((_, hi)) => Bound::Included(enc(&hi)?),
-            None => return Ok(None),
-        },
-        Bound::Unbounded => Bound::Unbounded,
-    };
-    // a descending column stores larger values first: swap the bounds
-    Ok(Some(if dir == Direction::Descending {
-        (hi, lo)
-    } else {
-        (lo, hi)
-    }))
-}
+pub use seek_bounds::first_column_bounds;
