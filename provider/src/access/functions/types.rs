@@ -64,6 +64,10 @@ pub fn numeric_first(t: &[DataType]) -> Result<DataType> {
         Some(DataType::Boolean) => DataType::Int16,
         Some(DataType::Null) => DataType::Null,
         Some(DataType::Utf8) | Some(DataType::Timestamp(..)) | None => DataType::Float64,
+        // Int, Fix and Round can carry into one more whole digit
+        // (Int(-99.8) = -100), so a decimal keeps its scale and gains a
+        // digit of precision.
+        Some(DataType::Decimal128(p, s)) => DataType::Decimal128((*p + 1).min(38), *s),
         Some(other) => variant_type(other),
     })
 }

@@ -49,10 +49,12 @@ async fn plan(ctx: &SessionContext, sql: &str) -> String {
 /// Northwind's order numbers, as `mdb-export` reads them.
 fn order_ids(file: &Path) -> Option<Vec<i64>> {
     let (prog, _) = jet_tests::require_mdb_export()?;
-    let out = jet_tests::run_mdb_export(&prog, &[], file, "Orders").unwrap();
+    // Ship addresses hold line breaks, so rows end with a record separator.
+    let out = jet_tests::run_mdb_export(&prog, &["-R", "\u{1e}"], file, "Orders").unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     let ids: Vec<i64> = text
-        .lines()
+        .split('\u{1e}')
+        .filter(|l| !l.is_empty())
         .skip(1)
         .map(|l| l.split(',').next().unwrap().parse().unwrap())
         .collect();
@@ -300,8 +302,8 @@ async fn bounds_clamp_for_every_key_type() {
         ("\"N\" = 2", 0),
         // Date/Time outside Access's range
         ("\"T\" < TIMESTAMP '2200-01-01 00:00:00'", 3),
-        ("\"T\" > TIMESTAMP '0099-12-31 00:00:00'", 4),
-        ("\"T\" < TIMESTAMP '0099-12-31 00:00:00'", 0),
+        ("\"T\" > arrow_cast('0099-12-31T00:00:00', 'Timestamp(Microsecond, None)')", 4),
+        ("\"T\" < arrow_cast('0099-12-31T00:00:00', 'Timestamp(Microsecond, None)')", 0),
         ("\"T\" >= TIMESTAMP '1899-12-29 18:00:00'", 3),
         ("\"T\" = DATE '1996-07-04'", 1),
     ];
