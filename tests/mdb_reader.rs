@@ -59,7 +59,9 @@ pub fn require_mdb_reader() -> Option<PathBuf> {
 /// node fails in a way `dump.mjs` does not report (a crash, bad output).
 pub fn dump(script: &Path, file: &Path, password: Option<&str>) -> Result<ReaderDump, String> {
     let mut cmd = Command::new("node");
-    cmd.arg(script).arg(file);
+    // mdb-reader formats extended date/time with local-time getters; Access
+    // values are zone-less, so node must run in UTC
+    cmd.env("TZ", "UTC").arg(script).arg(file);
     if let Some(p) = password {
         cmd.arg(p);
     }
