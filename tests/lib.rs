@@ -276,5 +276,6 @@ pub fn run_mdb_export(
 
 pub mod agree;
 pub mod crash;
+pub mod mdb_reader;
 
 pub use agree::consistency;

@@ -25,6 +25,7 @@
 )]
 
 pub mod bytes;
+pub mod compressed_text;
 pub mod index_entry;
 pub mod index_page;
 pub mod journal;

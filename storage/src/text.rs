@@ -2,31 +2,69 @@
 
 use encoding_rs::Encoding;
 
-/// The two bytes that open a compressed Jet4 string.
-const COMPRESSION_HEADER: [u8; 2] = [0xFF, 0xFE];
+use jet_kernels::compressed_text::{MARKER as COMPRESSION_HEADER, Mode, Runs, compressed_body};
 
 /// Appends the text of a Jet4/ACE value to `out`.
 ///
-/// A value starting with `FF FE` is compressed: it starts in one-byte mode
-/// (each byte is a code point U+0000–U+00FF) and every `00` byte toggles
-/// between one-byte and two-byte (UTF-16LE) mode. Otherwise the value is
-/// UTF-16LE. Unpaired surrogates become U+FFFD; a trailing odd byte is
+/// A value starting with `FF FE` is compressed (see
+/// [`jet_kernels::compressed_text`]): it starts in one-byte mode (each byte
+/// is a code point U+0000–U+00FF), a `00` byte at a character boundary
+/// toggles between one-byte and two-byte (UTF-16LE) mode, and in two-byte
+/// mode a `00` that is a character's second byte belongs to the character.
+/// So `FF FE` followed by plain UTF-16LE reads whole. Otherwise the value
+/// is UTF-16LE. Unpaired surrogates become U+FFFD; a trailing odd byte is
 /// dropped. Never fails.
 pub fn decode_ucs2(bytes: &[u8], out: &mut String) {
-    if bytes.len() >= 2 && bytes[..2] == COMPRESSION_HEADER {
-        let mut compressed = true;
-        for seg in bytes[2..].split(|&b| b == 0) {
-            if compressed {
-                // one-byte mode: Latin-1 code points
-                push_latin1(seg, out);
-            } else {
-                push_utf16le(seg, out);
-            }
-            compressed = !compressed;
-        }
-    } else {
+    let Some(body) = compressed_body(bytes) else {
         push_utf16le(bytes, out);
+        return;
+    };
+    let mut runs = Runs::new(body).peekable();
+    while let Some((mode, run)) = runs.next() {
+        match mode {
+            Mode::OneByte => push_latin1(run, out),
+            Mode::TwoByte => {
+                // a surrogate pair may straddle two two-byte runs only if an
+                // empty one-byte run (two toggles) separates them: join such
+                // runs so the pair survives
+                if runs
+                    .peek()
+                    .is_some_and(|(m, r)| *m == Mode::OneByte && r.is_empty())
+                {
+                    push_utf16le_joined(run, &mut runs, out);
+                } else {
+                    push_utf16le(run, out);
+                }
+            }
+        }
     }
+}
+
+/// Decodes `first` and the two-byte runs that follow it across empty
+/// one-byte runs as one UTF-16 sequence.
+fn push_utf16le_joined<'a>(
+    first: &'a [u8],
+    runs: &mut std::iter::Peekable<Runs<'a>>,
+    out: &mut String,
+) {
+    let mut units: Vec<u16> = first
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    while runs
+        .peek()
+        .is_some_and(|(m, r)| *m == Mode::OneByte && r.is_empty())
+    {
+        runs.next();
+        match runs.peek() {
+            Some((Mode::TwoByte, r)) => {
+                units.extend(r.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])));
+                runs.next();
+            }
+            _ => break,
+        }
+    }
+    out.extend(char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));
 }
 
 /// The text of a Jet4/ACE value that is compressed and pure ASCII (no mode
@@ -156,6 +194,28 @@ mod tests {
         assert_eq!(ucs2(&[b'c', 0, 0x7F, 0, b'd', 0x01]), "c\u{7f}\u{164}");
         assert_eq!(ucs2(&[0xFF, 0xFE]), "");
         assert_eq!(ucs2(&[]), "");
+    }
+
+    #[test]
+    fn marker_followed_by_plain_utf16() {
+        // issue 16: FF FE then plain UTF-16LE, as a migration tool wrote it;
+        // the 00 high bytes after the first character are not toggles
+        // (U+1F601: the low surrogate DE01 has a non-zero low byte; U+1F600's
+        // DE00 would read as a mode switch, in every reader)
+        let text = "<?xml version=\"1.0\"?><r a=\"\u{e9}\u{20ac}\u{1F601}\"/>";
+        let mut bytes = vec![0xFF, 0xFE];
+        bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+        assert_eq!(ucs2(&bytes), text);
+        // a surrogate pair split by two toggles (an empty one-byte run) is
+        // still a pair: the readers decode the code units as one sequence
+        assert_eq!(
+            ucs2(&[0xFF, 0xFE, 0, 0x3D, 0xD8, 0, 0, 0x01, 0xDE]),
+            "\u{1F601}"
+        );
+        assert_eq!(
+            ucs2(&[0xFF, 0xFE, 0, 0x3D, 0xD8, 0, b'A', 0, 0x01, 0xDE]),
+            "\u{FFFD}A\u{FFFD}"
+        );
     }
 
     #[test]

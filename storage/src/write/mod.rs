@@ -31,7 +31,7 @@ pub mod txn;
 pub use create::new_database;
 pub use maintain::BTreeMaintainer;
 pub use overlay::PageOverlay;
-pub use row::Cell;
+pub use row::{Cell, TextLayout};
 pub use tdef::{ColumnSpec, IndexSpec, TableSpec};
 pub use txn::{Transaction, WriteTarget, Writer};
 

@@ -156,6 +156,23 @@ pub fn micros_to_access_date(micros: i64) -> Result<f64, String> {
     })
 }
 
+/// How the writer stores text in Jet4/ACE columns that allow unicode
+/// compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TextLayout {
+    /// As Access does: "compressed" (`FF FE` then one byte per character)
+    /// when every character is in U+0001–U+00FF, else plain UTF-16LE.
+    #[default]
+    Standard,
+    /// `FF FE` followed by plain UTF-16LE, as some migration tools write
+    /// long text. Readers take the first character's low byte in one-byte
+    /// mode, its `00` high byte as the switch to two-byte mode and the rest
+    /// as UTF-16LE, so the value reads back whole only when the first
+    /// character is in U+0001–U+00FF and no later character's low byte is
+    /// `00`; other values are stored as [`TextLayout::Standard`] stores them.
+    MarkedUtf16,
+}
+
 /// Encodes `text` as Jet4 stores it: "compressed" (`FF FE` then one byte
 /// per character) when `compress` is set and every character is in
 /// U+0001–U+00FF, else UTF-16LE.
@@ -172,6 +189,52 @@ pub fn encode_text(text: &str, compress: bool) -> Vec<u8> {
     }
     out
 }
+
+/// Encodes `text` in `layout` (see [`TextLayout`]); `compress` is whether
+/// the column allows unicode compression (without it, UTF-16LE).
+///
+/// Plain UTF-16LE of a text that starts with U+FEFF begins with the bytes
+/// `FF FE`, which every reader takes for the compression marker; such a
+/// text is stored marked instead: `FF FE`, a `00` switching to two-byte
+/// mode, then UTF-16LE (one-byte characters stay two bytes). That is only
+/// possible when no character's low byte is `00` (it would read as a mode
+/// switch): `None` for the other texts starting with U+FEFF, which no
+/// layout stores so that they read back.
+pub fn encode_text_checked(text: &str, compress: bool, layout: TextLayout) -> Option<Vec<u8>> {
+    if text.encode_utf16().next() != Some(0xFEFF) {
+        return Some(encode_text_in(text, compress, layout));
+    }
+    if text.encode_utf16().any(|u| u & 0xFF == 0) {
+        return None;
+    }
+    let mut out = vec![0xFF, 0xFE, 0x00];
+    out.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    Some(out)
+}
+
+/// Encodes `text` in `layout` (see [`TextLayout`]); `compress` is whether
+/// the column allows unicode compression (without it, always UTF-16LE).
+/// A text starting with U+FEFF needs [`encode_text_checked`].
+pub fn encode_text_in(text: &str, compress: bool, layout: TextLayout) -> Vec<u8> {
+    if layout == TextLayout::MarkedUtf16 && compress {
+        let mut units = text.encode_utf16();
+        let first_ok = units.next().is_some_and(|u| (1..=0xFF).contains(&u));
+        if first_ok && units.all(|u| u & 0xFF != 0) {
+            let mut out = Vec::with_capacity(2 + text.len() * 2);
+            out.extend_from_slice(&[0xFF, 0xFE]);
+            out.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+            return out;
+        }
+    }
+    encode_text(text, compress)
+}
+
+/// Why a text starting with U+FEFF may be refused (see
+/// [`encode_text_checked`]).
+const BOM_TEXT: &str = "it starts with U+FEFF (a byte-order mark) and holds a character whose \
+     low byte is 00 (such as U+0000 or U+0100); readers would take its first two bytes for the \
+     compression marker and that character for a mode switch, so it cannot be stored to read \
+     back as written";
 
 /// Parses `{XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX}` (braces optional) into the
 /// 16 stored bytes (first three groups little-endian).
@@ -229,6 +292,17 @@ pub fn encode_value(
     table: &str,
     col: &Column,
     cell: &Cell,
+) -> WResult<OwnedField> {
+    encode_value_in(version, table, col, cell, TextLayout::Standard)
+}
+
+/// [`encode_value`] with text stored in `layout`.
+pub fn encode_value_in(
+    version: JetVersion,
+    table: &str,
+    col: &Column,
+    cell: &Cell,
+    layout: TextLayout,
 ) -> WResult<OwnedField> {
     let refuse = |why: &str| WriteError::ValueOutOfRange {
         table: table.to_string(),
@@ -389,14 +463,38 @@ pub fn encode_value(
                         "{units} UTF-16 code units, the column holds {max}"
                     )));
                 }
-                encode_text(s, col.ext_flags & crate::tdef::EXT_COMPRESSED_UNICODE != 0)
+                // the marked layout takes two bytes more than the column's
+                // declared size allows for a full-length value
+                let layout = if 2 + 2 * units > usize::from(col.length) {
+                    TextLayout::Standard
+                } else {
+                    layout
+                };
+                let b = encode_text_checked(
+                    s,
+                    col.ext_flags & crate::tdef::EXT_COMPRESSED_UNICODE != 0,
+                    layout,
+                )
+                .ok_or_else(|| refuse(BOM_TEXT))?;
+                if b.len() > usize::from(col.length) {
+                    // a text starting with U+FEFF is stored marked, 3 bytes longer
+                    return Err(refuse(&format!(
+                        "stored as {} bytes (it starts with U+FEFF), the column holds {}",
+                        b.len(),
+                        col.length
+                    )));
+                }
+                b
             }
             _ => return Err(mismatch()),
         },
         JetType::Memo => match cell {
-            Cell::Text(s) => {
-                encode_text(s, col.ext_flags & crate::tdef::EXT_COMPRESSED_UNICODE != 0)
-            }
+            Cell::Text(s) => encode_text_checked(
+                s,
+                col.ext_flags & crate::tdef::EXT_COMPRESSED_UNICODE != 0,
+                layout,
+            )
+            .ok_or_else(|| refuse(BOM_TEXT))?,
             _ => return Err(mismatch()),
         },
         JetType::Binary => match cell {

@@ -49,6 +49,7 @@ pub struct Writer<T: WriteTarget> {
     maintainer: Option<Box<dyn IndexMaintainer>>,
     clock: i64,
     now: Option<i64>,
+    text_layout: row::TextLayout,
 }
 
 /// 2000-01-01T00:00:00 in microseconds since 1970, the default time stamp
@@ -76,6 +77,7 @@ impl<T: WriteTarget> Writer<T> {
             maintainer: Some(Box::new(super::maintain::BTreeMaintainer::new(h.version))),
             clock: DEFAULT_CLOCK,
             now: None,
+            text_layout: row::TextLayout::Standard,
         })
     }
 
@@ -87,6 +89,12 @@ impl<T: WriteTarget> Writer<T> {
     /// Sets the time stamp written into catalog rows (µs since 1970).
     pub fn set_clock(&mut self, micros: i64) {
         self.clock = micros;
+    }
+
+    /// Sets how text is stored in columns that allow unicode compression
+    /// (default [`row::TextLayout::Standard`], as Access stores it).
+    pub fn set_text_layout(&mut self, layout: row::TextLayout) {
+        self.text_layout = layout;
     }
 
     /// Fixes the time `Now()` and `Date()` defaults evaluate to (µs since
@@ -137,6 +145,7 @@ impl<T: WriteTarget> Writer<T> {
             maintainer: self.maintainer.as_deref_mut(),
             clock: self.clock,
             now: self.now.unwrap_or_else(system_now_micros),
+            text_layout: self.text_layout,
         };
         // `finish` writes the index pages the maintainer holds; an
         // abandoned transaction's are dropped with the discard below
@@ -192,6 +201,7 @@ pub struct Transaction<'w> {
     maintainer: Option<&'w mut (dyn IndexMaintainer + 'static)>,
     clock: i64,
     now: i64,
+    text_layout: row::TextLayout,
 }
 
 /// Rows of a fresh MSysObjects-less image (used while creating a database).
@@ -208,6 +218,7 @@ pub(crate) fn bootstrap(
         maintainer: None,
         clock,
         now: clock,
+        text_layout: row::TextLayout::Standard,
     }
 }
 
@@ -850,7 +861,13 @@ impl<'w> Transaction<'w> {
         self.check_required(&tname, &def, &cells)?;
         let mut fields = Vec::with_capacity(cells.len());
         for (c, cell) in def.columns.iter().zip(&cells) {
-            fields.push(row::encode_value(version, &tname, c, cell)?);
+            fields.push(row::encode_value_in(
+                version,
+                &tname,
+                c,
+                cell,
+                self.text_layout,
+            )?);
         }
         self.check_references(&tname, &def, &fields, None)?;
         let fields = self.store_long_values(table, &def, fields)?;
@@ -1301,7 +1318,8 @@ impl<'w> Transaction<'w> {
         let mut changed = vec![false; def.columns.len()];
         for (i, c) in cells.iter().enumerate() {
             if let Some(cell) = c {
-                fields[i] = row::encode_value(version, tname, &def.columns[i], cell)?;
+                fields[i] =
+                    row::encode_value_in(version, tname, &def.columns[i], cell, self.text_layout)?;
                 changed[i] = true;
             }
         }
