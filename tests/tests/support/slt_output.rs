@@ -1,8 +1,8 @@
 //! sqllogictest output shared by the slt runners.
 
 use datafusion::arrow::array::{Array, AsArray};
-use datafusion::arrow::datatypes::{Float32Type, Float64Type};
 use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{Float32Type, Float64Type};
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use sqllogictest::{DBOutput, DefaultColumnType};
 
