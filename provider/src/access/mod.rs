@@ -142,6 +142,7 @@ fn parse_error(e: impl std::fmt::Display, script: &str, offset: usize) -> DataFu
         .strip_prefix("SQL error: ")
         .unwrap_or(&msg)
         .trim_start_matches("ParserError(\"")
+        .trim_start_matches("TokenizerError(\"")
         .trim_end_matches("\")")
         .to_string();
     let msg = msg
@@ -181,8 +182,9 @@ pub(crate) async fn prepare(
                 DFParserBuilder::new(script)
                     .with_dialect(d.as_ref())
                     .with_recursion_limit(options.sql_parser.recursion_limit.get())
-                    .build()?
-                    .parse_statements()?
+                    .build()
+                    .and_then(|mut p| p.parse_statements())
+                    .map_err(|e| parse_error(e, script, 0))?
             };
             for mut s in statements {
                 if let Some(inner) = sql_statement(&mut s) {
