@@ -26,6 +26,7 @@ mod ddl;
 mod defaults;
 mod dml;
 mod exec;
+pub mod frontdoor;
 mod literals;
 mod ordered;
 mod pushdown;

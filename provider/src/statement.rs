@@ -94,6 +94,28 @@ fn has_subquery(e: &SqlExpr) -> bool {
     r.is_break()
 }
 
+/// Whether a statement writes or names files (`COPY … TO`, `CREATE
+/// EXTERNAL TABLE`, either under `EXPLAIN`).
+fn touches_files(s: &DFStatement) -> bool {
+    match s {
+        DFStatement::CopyTo(_) | DFStatement::CreateExternalTable(_) => true,
+        DFStatement::Explain(e) => touches_files(&e.statement),
+        _ => false,
+    }
+}
+
+/// The [`crate::frontdoor::copy`] checks of one statement.
+fn file_checks(s: &mut DFStatement, protected: &[std::path::PathBuf]) -> Result<()> {
+    match s {
+        DFStatement::CopyTo(c) => crate::frontdoor::copy::check_copy(c, protected),
+        DFStatement::CreateExternalTable(t) => {
+            crate::frontdoor::copy::check_location(&t.locations, protected)
+        }
+        DFStatement::Explain(e) => file_checks(&mut e.statement, protected),
+        _ => Ok(()),
+    }
+}
+
 /// What the statement is, as far as this entry point cares.
 enum Kind {
     Begin,
@@ -234,6 +256,18 @@ impl JetSession {
             .write()
             .config_mut()
             .set_extension(guard.clone());
+        // text functions that allocate their whole result check its size
+        // against the memory limit first (frontdoor::strings)
+        let limit = crate::frontdoor::strings::session_limit(&ctx);
+        for name in crate::frontdoor::strings::CHECKED_FUNCTIONS {
+            if let Ok(f) = datafusion::execution::FunctionRegistry::udf(&ctx, name) {
+                ctx.register_udf(
+                    crate::frontdoor::strings::size_checked(f, limit)
+                        .as_ref()
+                        .clone(),
+                );
+            }
+        }
         JetSession {
             ctx,
             guard,
@@ -324,20 +358,30 @@ impl JetSession {
     /// the last one. Stops at the first error (statements before it keep
     /// their effect, as in any SQL shell; an open explicit transaction
     /// stays open).
+    /// A panic inside the engine comes back as an error.
     pub async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>> {
-        let mut last = Vec::new();
-        for s in self.parse(sql).await? {
-            last = self.statement(s).await?;
-        }
-        Ok(last)
+        crate::frontdoor::catch_panic(async {
+            let mut last = Vec::new();
+            for s in self.parse(sql).await? {
+                last = self.statement(s).await?;
+            }
+            Ok(last)
+        })
+        .await
     }
 
     /// Like [`JetSession::sql`], but the last statement comes back as a
     /// DataFrame: a query is planned and not yet run (so its rows can be
     /// streamed); a statement this entry point carries out itself, and a
     /// DELETE / UPDATE, has already run and the frame holds its result
-    /// (the `count` row, or nothing).
+    /// (the `count` row, or nothing). A panic while preparing comes back as
+    /// an error (the caller runs the frame: see
+    /// [`crate::frontdoor::catch_panic`]).
     pub async fn sql_frame(&self, sql: &str) -> Result<DataFrame> {
+        crate::frontdoor::catch_panic(self.sql_frame_inner(sql)).await
+    }
+
+    async fn sql_frame_inner(&self, sql: &str) -> Result<DataFrame> {
         let mut statements = self.parse(sql).await?;
         let Some(last) = statements.pop() else {
             return Ok(self.empty_frame());
@@ -369,7 +413,32 @@ impl JetSession {
     /// Parses `sql` in the session's dialect; names are resolved against
     /// the catalog ignoring case (both dialects), Access constructs are
     /// translated (see [`crate::access`]).
+    /// Statements too deep or too long are refused first
+    /// ([`crate::frontdoor::shape`]); `COPY … TO` and `CREATE EXTERNAL
+    /// TABLE` are checked against the open databases
+    /// ([`crate::frontdoor::copy`]).
     async fn parse(&self, sql: &str) -> Result<Vec<DFStatement>> {
+        crate::frontdoor::shape::check(sql)?;
+        let mut statements = self.parse_checked(sql).await?;
+        if statements.iter().any(touches_files) {
+            let protected = crate::frontdoor::copy::protected_files(&self.database_paths());
+            for s in &mut statements {
+                file_checks(s, &protected)?;
+            }
+        }
+        Ok(statements)
+    }
+
+    /// The files of the registered databases.
+    fn database_paths(&self) -> Vec<std::path::PathBuf> {
+        self.handles()
+            .iter()
+            .filter_map(|h| h.database().ok())
+            .filter_map(|db| db.path().map(Path::to_path_buf))
+            .collect()
+    }
+
+    async fn parse_checked(&self, sql: &str) -> Result<Vec<DFStatement>> {
         let dialect = self.dialect();
         let params = self
             .params

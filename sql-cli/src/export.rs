@@ -240,8 +240,9 @@ pub fn export(
                 Ok(())
             },
         )
-        .map_err(|e| format!("{name}: {e}"))?;
-        w.finish().map_err(|e| format!("{name}: {e}"))?;
+        .map_err(|e| format!("{}: {e}", jet_storage::error::printable(&name)))?;
+        w.finish()
+            .map_err(|e| format!("{}: {e}", jet_storage::error::printable(&name)))?;
         std::fs::rename(&partial, &path).map_err(|e| format!("{}: {e}", path.display()))?;
         all_rows += rows;
         done.push(Exported {

@@ -79,6 +79,11 @@ struct Cli {
     /// (DataFusion's SQL: COPY, :: casts, arrays, case-sensitive text).
     #[arg(long, value_name = "DIALECT", default_value = "access")]
     dialect: jet_provider::SqlDialect,
+    /// Memory a query may use (e.g. 2GiB, 512M); an operator or a text
+    /// function that would need more fails with "resources exhausted"
+    /// [default: half of the machine's memory].
+    #[arg(long, value_name = "SIZE", value_parser = jet_provider::frontdoor::parse_memory_size)]
+    memory_limit: Option<u64>,
     /// Most rows a table shows in the interactive shell.
     #[arg(long, value_name = "N", default_value_t = 40)]
     max_rows: usize,
@@ -119,6 +124,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    shell::install_panic_hook();
     let matches = match Cli::command().try_get_matches() {
         Ok(m) => m,
         Err(e) => {
@@ -206,7 +212,10 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
     } else {
         cli.files.clone()
     };
-    let session = session::new_session();
+    let limit = cli
+        .memory_limit
+        .unwrap_or_else(jet_provider::frontdoor::default_memory_limit);
+    let session = session::new_session(limit).map_err(|e| e.to_string())?;
     session.set_dialect(cli.dialect);
     let req = OpenRequest {
         password: cli.password.clone(),

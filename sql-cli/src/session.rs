@@ -17,14 +17,26 @@ use std::sync::Arc;
 /// Builds the session every statement runs in: information_schema on (for
 /// `SHOW TABLES`, `SHOW COLUMNS`), default catalog `datafusion`, schema
 /// `public`; statements go through [`JetSession`] (writes, `BEGIN` /
-/// `COMMIT` / `ROLLBACK`, `CREATE TABLE` in a database).
-pub fn new_session() -> JetSession {
+/// `COMMIT` / `ROLLBACK`, `CREATE TABLE` in a database). Queries run
+/// under a memory pool of `memory_limit` bytes (`--memory-limit`): an
+/// operator that needs more fails with "resources exhausted", and the
+/// text functions that build their whole result check it against the
+/// limit first.
+pub fn new_session(memory_limit: u64) -> Result<JetSession> {
     let config = SessionConfig::new()
         .with_information_schema(true)
         .with_default_catalog_and_schema("datafusion", "public");
+    let runtime = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
+        .with_memory_limit(usize::try_from(memory_limit).unwrap_or(usize::MAX), 1.0)
+        .build_arc()?;
     // The Jet planner rules: ORDER BY … LIMIT walks an index, MIN/MAX read
     // index ends. Files name tables too: SELECT * FROM 'out.parquet'.
-    JetSession::new(jet_provider::session_context(config).enable_url_table())
+    let state = jet_provider::jet_session_state_builder(config)
+        .with_runtime_env(runtime)
+        .build();
+    Ok(JetSession::new(
+        datafusion::prelude::SessionContext::new_with_state(state).enable_url_table(),
+    ))
 }
 
 /// How databases are opened.
@@ -71,6 +83,8 @@ pub fn open_database(path: &Path, req: &OpenRequest) -> std::result::Result<Data
                 ""
             }
         )),
+        // the message names the path already
+        Err(e @ JetError::Format(FormatError::NotAFile { .. })) => Err(e.to_string()),
         Err(e) => Err(format!("{}: {e}", path.display())),
     }
 }

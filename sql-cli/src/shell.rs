@@ -12,8 +12,10 @@ use datafusion::physical_plan::execution_plan::replace_children_if_necessary;
 use datafusion::physical_plan::{ExecutionPlan, execute_stream};
 use futures::StreamExt;
 use jet_provider::JetSession;
+use jet_provider::frontdoor::catch_panic;
 use std::io::Write;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// What to do after an item ran.
@@ -23,6 +25,49 @@ pub enum Flow {
     Continue,
     /// `\q`: leave.
     Quit,
+}
+
+/// Stack of each runtime worker thread.
+const WORKER_STACK: usize = 16 << 20;
+
+/// Statements running now; while one runs, a panic is reported through
+/// the statement's error (the panic hook stays quiet).
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Installs the panic hook: quiet while a statement runs (the statement
+/// turns the panic into its error, [`jet_provider::frontdoor::catch_panic`]),
+/// otherwise one line naming the panic as a bug.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        if RUNNING.load(Ordering::SeqCst) > 0 {
+            return;
+        }
+        let msg = jet_provider::frontdoor::panic_text(info.payload());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!(
+            "jetsql: internal error: {}{at}; this is a bug, please report it",
+            msg.replace('\n', " ")
+        );
+    }));
+}
+
+/// Counts a running statement for the panic hook while alive.
+struct Running;
+
+impl Running {
+    fn start() -> Running {
+        RUNNING.fetch_add(1, Ordering::SeqCst);
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Deepest `\i` nesting accepted (a script including itself stops here).
@@ -55,8 +100,11 @@ impl Shell {
         interactive: bool,
         max_rows: usize,
     ) -> std::io::Result<Self> {
+        // deep (but admitted) statements recurse while planning: give the
+        // worker threads room
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
+            .thread_stack_size(WORKER_STACK)
             .build()?;
         Ok(Shell {
             session: Arc::new(session),
@@ -205,9 +253,10 @@ impl Shell {
         }
         let session = self.session.clone();
         let format = self.format;
+        let _running = Running::start();
         let rows = self
             .runtime
-            .block_on(async move {
+            .block_on(catch_panic(async move {
                 let df = session.sql_frame(sql).await?;
                 let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
                 let mut stream = df.execute_stream().await?;
@@ -217,7 +266,7 @@ impl Shell {
                     sink.push(b?)?;
                 }
                 Ok::<_, DataFusionError>(sink.finish()?.1)
-            })
+            }))
             .map_err(|e| e.to_string())?;
         if self.timing {
             eprintln!("{} ({})", rows_text(rows), ms(start.elapsed()));
@@ -232,8 +281,9 @@ impl Shell {
         let format = self.format;
         let cap = (format == Format::Table).then_some(self.max_rows);
         let sql = sql.to_string();
+        let _running = Running::start();
         let outcome = self.runtime.block_on(async move {
-            let mut task = tokio::spawn(async move {
+            let mut task = tokio::spawn(catch_panic(async move {
                 let df = session.sql_frame(&sql).await?;
                 let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
                 let empty = schema.fields().is_empty();
@@ -247,7 +297,7 @@ impl Shell {
                 let truncated = sink.truncated();
                 let (text, rows) = sink.finish()?;
                 Ok::<_, DataFusionError>((text, rows, truncated, empty))
-            });
+            }));
             tokio::select! {
                 r = &mut task => Some(r),
                 _ = tokio::signal::ctrl_c() => {

@@ -156,6 +156,13 @@ impl Database {
     /// its refusals surface as [`Error::Journal`].
     pub fn open(path: impl AsRef<Path>, opts: OpenOptions) -> Result<Database> {
         let path = path.as_ref();
+        if let Some(kind) = not_a_regular_file(path) {
+            return Err(FormatError::NotAFile {
+                path: path.to_path_buf(),
+                kind,
+            }
+            .into());
+        }
         let lock = crate::journal::open_for_read(path, crate::journal::lock::DEFAULT_LOCK_WAIT)?;
         // page 0 is read with the smaller (Jet3) size, then the real size is known
         let probe = FilePageSource::open(path, 2048, 0)?;
@@ -698,4 +705,34 @@ fn _assert_send_sync() {
     f::<Database>();
     f::<Table>();
     let _: Option<&'static Encoding> = None;
+}
+
+/// What `path` is when it exists but is not a regular file (symlinks are
+/// followed): "a directory", "a FIFO", "a device" or "a socket"; `None`
+/// for a regular file, a path that does not exist, or one that cannot be
+/// examined (opening it then reports why). Checked before anything opens
+/// the path, so a FIFO never blocks an open and a device is never read.
+pub fn not_a_regular_file(path: &Path) -> Option<&'static str> {
+    let meta = std::fs::metadata(path).ok()?;
+    let t = meta.file_type();
+    if t.is_file() {
+        return None;
+    }
+    if t.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return Some("a device");
+        }
+    }
+    Some("not a regular file")
 }

@@ -4,6 +4,25 @@
 use jet_kernels::Refusal;
 use std::path::PathBuf;
 
+/// `text` read from a file (a name, a link target) made safe to print
+/// inside a one-line message: control characters (NUL, newline, …) and
+/// U+FFFD (an undecodable byte) are written as `\u{…}` escapes; other
+/// text is unchanged.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() || c == '\u{fffd}') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() || c == '\u{fffd}' {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// A problem with the file's bytes: its header, a page, a row, a value.
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
@@ -15,6 +34,16 @@ pub enum FormatError {
         /// The underlying error.
         #[source]
         source: std::io::Error,
+    },
+    /// The path names something other than a regular file (a directory,
+    /// a FIFO, a device, a socket): it is not opened, so opening never
+    /// blocks on a FIFO or reads a device.
+    #[error("{} is {kind}, not an Access database file", path.display())]
+    NotAFile {
+        /// The path given.
+        path: PathBuf,
+        /// What it is: "a directory", "a FIFO", "a device", "a socket".
+        kind: &'static str,
     },
     /// Page 0 does not carry a Jet or ACE signature.
     #[error("not a Jet/ACE database: {0}")]
@@ -94,7 +123,10 @@ pub enum SchemaError {
         column: String,
     },
     /// A linked table: its rows live in another database.
-    #[error("table {table:?} is linked to {target}; open that database instead")]
+    #[error(
+        "table {table:?} is linked to {}; open that database instead",
+        printable(target)
+    )]
     Linked {
         /// Table name.
         table: String,
@@ -214,6 +246,14 @@ pub enum JournalError {
         /// What happened to the partial work (empty, or "; … rolled back").
         rollback: String,
     },
+    /// The database path names a directory, FIFO, device or socket.
+    #[error("{} is {kind}, not an Access database file", path.display())]
+    NotAFile {
+        /// The path given.
+        path: PathBuf,
+        /// What it is: "a directory", "a FIFO", "a device", "a socket".
+        kind: &'static str,
+    },
     /// A journal exists but its database does not.
     #[error("journal {path} exists but its database is missing")]
     MissingDatabase {
@@ -287,5 +327,25 @@ pub(crate) fn corrupt(
         offset,
         what,
         refusal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_from_files_print_on_one_line() {
+        let e = SchemaError::Linked {
+            table: "a\nb\0".into(),
+            target: "x\n\0\u{ff}\u{fffd}y in c:\\db.mdb".into(),
+        };
+        let m = e.to_string();
+        assert_eq!(m.lines().count(), 1, "{m}");
+        assert!(!m.contains('\0'), "{m}");
+        assert_eq!(
+            m,
+            "table \"a\\nb\\0\" is linked to x\\u{a}\\u{0}\u{ff}\\u{fffd}y in c:\\db.mdb; open that database instead"
+        );
     }
 }

@@ -35,6 +35,7 @@ fn refuse(msg: impl Into<String>) -> DataFusionError {
 
 fn parse_expr(text: &str) -> Result<Expr> {
     Parser::new(&super::AccessDialect)
+        .with_recursion_limit(super::PARSER_RECURSION_LIMIT)
         .try_with_sql(text)
         .and_then(|mut p| p.parse_expr())
         .map_err(|e| refuse(format!("in the crosstab: {e}")))

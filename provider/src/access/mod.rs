@@ -87,9 +87,17 @@ pub(crate) struct Prepared {
     pub statement: DFStatement,
 }
 
+/// Deepest recursion sqlparser may enter for text the front end parses
+/// itself (subqueries it builds, crosstab expressions); statements use the
+/// session's `sql_parser.recursion_limit` (DataFusion's default is also
+/// 50). Text past the statement-shape check
+/// ([`crate::frontdoor::shape`]) stays well inside it.
+pub(crate) const PARSER_RECURSION_LIMIT: usize = 50;
+
 /// Parses one Access SQL query (for subqueries the front end builds).
 pub(crate) fn parse_query(sql: &str) -> Result<Query> {
     let mut p = Parser::new(&AccessDialect)
+        .with_recursion_limit(PARSER_RECURSION_LIMIT)
         .try_with_sql(sql)
         .map_err(|e| DataFusionError::Plan(e.to_string()))?;
     p.parse_query()
@@ -134,6 +142,7 @@ fn parse_error(e: impl std::fmt::Display, script: &str, offset: usize) -> DataFu
         .strip_prefix("SQL error: ")
         .unwrap_or(&msg)
         .trim_start_matches("ParserError(\"")
+        .trim_start_matches("TokenizerError(\"")
         .trim_end_matches("\")")
         .to_string();
     let msg = msg
@@ -173,8 +182,9 @@ pub(crate) async fn prepare(
                 DFParserBuilder::new(script)
                     .with_dialect(d.as_ref())
                     .with_recursion_limit(options.sql_parser.recursion_limit.get())
-                    .build()?
-                    .parse_statements()?
+                    .build()
+                    .and_then(|mut p| p.parse_statements())
+                    .map_err(|e| parse_error(e, script, 0))?
             };
             for mut s in statements {
                 if let Some(inner) = sql_statement(&mut s) {
@@ -337,8 +347,11 @@ pub(crate) fn access_state(ctx: &SessionContext) -> Result<SessionState> {
         .build();
     use datafusion::execution::FunctionRegistry;
     state.register_udf(fold)?;
+    // Access's Replace builds its whole result too: size-checked like
+    // DataFusion's (frontdoor::strings)
+    let limit = crate::frontdoor::strings::session_limit(ctx);
     for f in scalars {
-        state.register_udf(f)?;
+        state.register_udf(crate::frontdoor::strings::size_checked(f, limit))?;
     }
     for f in functions::aggregate_functions() {
         state.register_udaf(f)?;

@@ -174,6 +174,7 @@ fn rebuilds_original<S: Storage>(
 /// [`recover_storage`] on the real file system.
 pub fn recover(path: impl AsRef<Path>) -> Result<RecoveryOutcome, JournalError> {
     let path = path.as_ref();
+    refuse_non_regular(path)?;
     if !path.exists() && journal_path(path).exists() {
         return Err(JournalError::MissingDatabase {
             path: journal_path(path),
@@ -200,6 +201,7 @@ pub struct Discarded {
 /// the database exists.
 pub fn discard_journal(path: impl AsRef<Path>) -> Result<Discarded, JournalError> {
     let path = path.as_ref();
+    refuse_non_regular(path)?;
     let _lock = if path.exists() {
         Some(lock::lock(
             path,
@@ -237,6 +239,7 @@ pub fn discard_journal(path: impl AsRef<Path>) -> Result<Discarded, JournalError
 /// with [`JournalError::Locked`]). `None` when the database does not exist
 /// (and no journal does): the opener reports that itself.
 pub fn open_for_read(path: &Path, wait: Duration) -> Result<Option<FileLock>, JournalError> {
+    refuse_non_regular(path)?;
     let jpath = journal_path(path);
     if !path.exists() {
         if jpath.exists() {
@@ -250,4 +253,16 @@ pub fn open_for_read(path: &Path, wait: Duration) -> Result<Option<FileLock>, Jo
         recover_storage(&mut FsStorage::new(path))?;
     }
     Ok(Some(shared))
+}
+
+/// Refuses a database path that names a directory, FIFO, device or socket
+/// (before anything opens or locks it: opening a FIFO would block).
+fn refuse_non_regular(path: &Path) -> Result<(), JournalError> {
+    match crate::database::not_a_regular_file(path) {
+        Some(kind) => Err(JournalError::NotAFile {
+            path: path.to_path_buf(),
+            kind,
+        }),
+        None => Ok(()),
+    }
 }
