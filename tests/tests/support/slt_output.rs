@@ -17,6 +17,7 @@ pub fn db_output(
 
 /// [`db_output`] with floating point numbers in Rust's shortest form
 /// (`2`, `0.5`), as the Access files of `tests/slt/access/` spell them.
+#[allow(dead_code)] // shared module: only the Access runner uses this form
 pub fn db_output_shortest_floats(
     schema: &datafusion::arrow::datatypes::Schema,
     batches: &[datafusion::arrow::array::RecordBatch],
