@@ -73,7 +73,7 @@ fn make_parquet(db: &Path, parquet: &Path, rows: usize) {
         "-c",
         &format!(
             "COPY (SELECT CAST(value AS INT) AS a, concat('row ', value) AS b, value * 0.5 AS c \
-             FROM generate_series(1, {rows})) TO '{}'",
+             FROM generate_series(1, {rows})) TO '{}' OPTIONS ('overwrite' 'true')",
             parquet.display()
         ),
     ]);
