@@ -713,7 +713,14 @@ fn _assert_send_sync() {
 /// examined (opening it then reports why). Checked before anything opens
 /// the path, so a FIFO never blocks an open and a device is never read.
 pub fn not_a_regular_file(path: &Path) -> Option<&'static str> {
-    let meta = std::fs::metadata(path).ok()?;
+    file_kind(&std::fs::metadata(path).ok()?)
+}
+
+/// What a file's metadata says it is when it is not a regular file: "a
+/// directory", "a FIFO", "a device", "a socket" or "not a regular file";
+/// `None` for a regular file. Shared by the open checks and by the checks
+/// of files SQL statements write.
+pub fn file_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
     let t = meta.file_type();
     if t.is_file() {
         return None;

@@ -109,28 +109,6 @@ fn option_is_true(v: &Value) -> Option<bool> {
     }
 }
 
-/// What a path is when it is neither a regular file nor a directory.
-fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
-    let t = meta.file_type();
-    if t.is_file() || t.is_dir() {
-        return None;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return Some("a FIFO");
-        }
-        if t.is_socket() {
-            return Some("a socket");
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return Some("a device");
-        }
-    }
-    Some("not a regular file")
-}
-
 /// Tries to create (and removes) a file in `dir`, as the object store's
 /// staging file would be created: a directory where nothing can be
 /// created (`/proc`, `/sys`, read-only) is an error now, not a retry loop.
@@ -223,7 +201,7 @@ pub fn check_copy(stmt: &mut CopyToStatement, protected: &[PathBuf]) -> Result<(
         || !stmt.partitioned_by.is_empty();
     match std::fs::metadata(&canon) {
         Ok(meta) => {
-            if let Some(kind) = special_kind(&meta) {
+            if let Some(kind) = jet_storage::database::file_kind(&meta).filter(|_| !meta.is_dir()) {
                 return Err(refuse(format!(
                     "COPY … TO {target:?}: it is {kind}, not a regular file; nothing was written"
                 )));
