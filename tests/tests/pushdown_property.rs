@@ -227,12 +227,11 @@ fn typed_db() -> Vec<u8> {
     w.into_target().bytes
 }
 
-/// A column a predicate may name: `(table as SQL, column, Arrow type, literals
-/// from its own values)`.
+/// A column a predicate may name: `(table as SQL, column, literals from its
+/// own values)`.
 struct Target {
     table: String,
     column: String,
-    ty: DataType,
     values: Vec<String>,
 }
 
@@ -318,7 +317,6 @@ fn world() -> Option<&'static World> {
                 targets.push(Target {
                     table: t.clone(),
                     column: f.name().clone(),
-                    ty: f.data_type().clone(),
                     values,
                 });
             }

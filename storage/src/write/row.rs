@@ -174,10 +174,16 @@ pub enum TextLayout {
 }
 
 /// Encodes `text` as Jet4 stores it: "compressed" (`FF FE` then one byte
-/// per character) when `compress` is set and every character is in
-/// U+0001–U+00FF, else UTF-16LE.
+/// per character) when `compress` is set, every character is in
+/// U+0001–U+00FF and that is shorter than UTF-16LE (three characters or
+/// more: the two-byte marker makes a shorter text no smaller, and one
+/// character compressed would not fit a one-character column), else
+/// UTF-16LE. The result is never longer than UTF-16LE.
 pub fn encode_text(text: &str, compress: bool) -> Vec<u8> {
-    if compress && !text.is_empty() && text.chars().all(|c| ('\u{1}'..='\u{FF}').contains(&c)) {
+    if compress
+        && text.chars().nth(2).is_some()
+        && text.chars().all(|c| ('\u{1}'..='\u{FF}').contains(&c))
+    {
         let mut out = Vec::with_capacity(text.len() + 2);
         out.extend_from_slice(&[0xFF, 0xFE]);
         out.extend(text.chars().map(|c| c as u32 as u8));
@@ -608,6 +614,20 @@ pub fn assemble(def: &TableDef, fields: &[OwnedField]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compression_never_lengthens_a_text() {
+        // "b" compressed would be FF FE 62: three bytes where UTF-16 takes
+        // two, too long for a one-character column (found by the writer
+        // round-trip property test)
+        assert_eq!(encode_text("b", true), vec![0x62, 0x00]);
+        assert_eq!(encode_text("ab", true), vec![0x61, 0x00, 0x62, 0x00]);
+        assert_eq!(encode_text("abc", true), vec![0xFF, 0xFE, 0x61, 0x62, 0x63]);
+        for t in ["", "x", "xy", "xyz", "é", "éé", "ééé", "\u{100}"] {
+            let utf16 = t.encode_utf16().count() * 2;
+            assert!(encode_text(t, true).len() <= utf16, "{t:?}");
+        }
+    }
 
     #[test]
     fn dates_match_the_reader() {
