@@ -277,3 +277,43 @@ async fn bad_access_sql_names_the_construct_and_position() {
         assert!(!e.contains("ParserError("), "{sql}: {e}");
     }
 }
+
+/// A chain of `&` plans as one concatenation of all its operands, not as
+/// nested calls (DataFusion names a nested call by writing every level
+/// out, which made a 200-term chain take seconds to plan), and keeps
+/// Access's value: Null reads as empty, only all-Null is Null.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ampersand_chains_are_one_concatenation() {
+    let Some(corpus) = jet_tests::corpus() else {
+        return;
+    };
+    let s = session(&corpus, true, SqlDialect::Access);
+    let chain: String = (0..150).map(|i| format!(" & '{}'", i % 10)).collect();
+    let sql = format!("SELECT CustomerID{chain} AS s FROM Customers WHERE CustomerID = 'ALFKI'");
+    let p = plan(&s, &sql).await;
+    assert_eq!(p.matches("access_concat(").count(), 1, "{p}");
+    let b = s.sql(&sql).await.unwrap();
+    let want: String = std::iter::once("ALFKI".to_string())
+        .chain((0..150).map(|i| (i % 10).to_string()))
+        .collect();
+    let got = datafusion::arrow::util::pretty::pretty_format_batches(&b)
+        .unwrap()
+        .to_string();
+    assert!(got.contains(&want), "{got}");
+    let b = s
+        .sql("SELECT Null & Null AS a, Null & 'x' & Null AS b, ('a' & Null) & (Null & 'b') AS c")
+        .await
+        .unwrap();
+    let a = b[0].column(0);
+    assert!(a.is_null(0), "Null & Null is Null");
+    let text = |i: usize| {
+        b[0].column(i)
+            .as_any()
+            .downcast_ref::<datafusion::arrow::array::StringArray>()
+            .unwrap()
+            .value(0)
+            .to_string()
+    };
+    assert_eq!(text(1), "x");
+    assert_eq!(text(2), "ab");
+}

@@ -132,8 +132,27 @@ impl AccessPlanner {
     /// of numbers and dates) when present, else DataFusion's `concat`,
     /// which also reads NULL as empty; only NULL & NULL is NULL.
     fn concat(&self, left: Expr, right: Expr) -> Result<Expr> {
-        if self.functions.contains_key("access_concat") {
-            return self.call("access_concat", vec![left, right]);
+        if let Some(f) = self.functions.get("access_concat") {
+            // `a & b & c` is one call of all three operands, not nested
+            // calls: DataFusion names a nested call by writing out every
+            // level, which costs the square of the chain's length
+            let mut args = Vec::new();
+            for side in [left, right] {
+                match side {
+                    Expr::ScalarFunction(sf)
+                        if sf.func.name() == f.name()
+                            && args.len() + sf.args.len()
+                                < super::functions::operators::CONCAT_MAX_OPERANDS =>
+                    {
+                        args.extend(sf.args)
+                    }
+                    other => args.push(other),
+                }
+            }
+            return Ok(Expr::ScalarFunction(ScalarFunction::new_udf(
+                f.clone(),
+                args,
+            )));
         }
         let both_null =
             Expr::IsNull(Box::new(left.clone())).and(Expr::IsNull(Box::new(right.clone())));
@@ -185,19 +204,26 @@ impl ExprPlanner for AccessPlanner {
         expr: RawBinaryExpr,
         schema: &DFSchema,
     ) -> Result<PlannerResult<RawBinaryExpr>> {
-        let (Ok(lt), Ok(rt)) = (expr.left.get_type(schema), expr.right.get_type(schema)) else {
-            return Ok(PlannerResult::Original(expr));
-        };
+        // the operators whose meaning does not depend on their operands'
+        // types are planned without asking for them: asking walks the whole
+        // operand, and a chain of n operators would cost n² walks
         let RawBinaryExpr { op, left, right } = expr;
+        let untyped = match &op {
+            BinaryOperator::BitwiseAnd => {
+                return Ok(PlannerResult::Planned(self.concat(left, right)?));
+            }
+            BinaryOperator::BitwiseXor => Some("access_pow"),
+            BinaryOperator::Custom(c) if c == super::dialect::MOD => Some("access_mod"),
+            BinaryOperator::Custom(c) if c == super::dialect::INT_DIV => Some("access_intdiv"),
+            _ => None,
+        };
+        if let Some(f) = untyped {
+            return Ok(PlannerResult::Planned(self.call(f, vec![left, right])?));
+        }
+        let (Ok(lt), Ok(rt)) = (left.get_type(schema), right.get_type(schema)) else {
+            return Ok(PlannerResult::Original(RawBinaryExpr { op, left, right }));
+        };
         let planned = match &op {
-            BinaryOperator::BitwiseAnd => self.concat(left, right)?,
-            BinaryOperator::BitwiseXor => self.call("access_pow", vec![left, right])?,
-            BinaryOperator::Custom(c) if c == super::dialect::MOD => {
-                self.call("access_mod", vec![left, right])?
-            }
-            BinaryOperator::Custom(c) if c == super::dialect::INT_DIV => {
-                self.call("access_intdiv", vec![left, right])?
-            }
             BinaryOperator::Plus if is_text(&lt) && is_text(&rt) => {
                 binary(left, Operator::StringConcat, right)
             }

@@ -13,11 +13,17 @@ use datafusion::arrow::datatypes::DataType;
 use datafusion::error::Result;
 
 /// `a & b`: text of both, Null as empty; Null only when both are Null.
+/// `a & b & …`: the operands' texts joined, Null read as empty; Null only
+/// when every operand is Null. A chain of `&` is one call (the planner
+/// flattens it), which is the same value because `&` is associative.
 fn concat(c: &Call) -> Result<Value> {
-    match (to_text(c.arg(0)), to_text(c.arg(1))) {
-        (None, None) => Ok(Value::Null),
-        (a, b) => Ok(Value::Text(a.unwrap_or_default() + &b.unwrap_or_default())),
+    let mut out: Option<String> = None;
+    for v in c.args {
+        if let Some(t) = to_text(v) {
+            out.get_or_insert_with(String::new).push_str(&t);
+        }
     }
+    Ok(out.map_or(Value::Null, Value::Text))
 }
 
 fn like(c: &Call) -> Result<Value> {
@@ -165,11 +171,15 @@ fn sub(c: &Call) -> Result<Value> {
     }
 }
 
+/// The most operands one `access_concat` call takes (a longer `&` chain is
+/// refused earlier, by the statement-shape limit of 200 operators).
+pub const CONCAT_MAX_OPERANDS: usize = 4096;
+
 /// The operator functions.
 pub fn functions() -> Vec<AccessScalar> {
     use super::types::*;
     vec![
-        AccessScalar::new("access_concat", 2, 2, utf8, concat)
+        AccessScalar::new("access_concat", 2, CONCAT_MAX_OPERANDS, utf8, concat)
             .titled("&")
             .nulls(NULL_NONE),
         AccessScalar::new("access_like", 2, 2, boolean, like)
