@@ -317,3 +317,28 @@ async fn ampersand_chains_are_one_concatenation() {
     assert_eq!(text(1), "x");
     assert_eq!(text(2), "ab");
 }
+
+/// Operators planned as nested Access function calls (`Mod`, `^`, date
+/// `+`) plan and answer at the statement-shape limit; their names are
+/// written in one pass (the fuzz found 199-term `Mod` chains taking over
+/// 10 s before). Values per Microsoft's Mod operator page
+/// (https://learn.microsoft.com/office/vba/language/reference/user-interface-help/mod-operator):
+/// 7 Mod 2 is 1, and 1 Mod 2 stays 1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_operator_chains_answer() {
+    let Some(corpus) = jet_tests::corpus() else {
+        return;
+    };
+    let s = session(&corpus, true, SqlDialect::Access);
+    let mods: String = " Mod 2".repeat(199);
+    assert_eq!(count(&s, &format!("SELECT 7{mods}")).await, 1);
+    let pows: String = " ^ 1".repeat(199);
+    let b = s.sql(&format!("SELECT 2{pows}")).await.unwrap();
+    let v = b[0]
+        .column(0)
+        .as_any()
+        .downcast_ref::<datafusion::arrow::array::Float64Array>()
+        .unwrap()
+        .value(0);
+    assert_eq!(v, 2.0);
+}

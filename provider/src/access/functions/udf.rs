@@ -20,9 +20,11 @@ use datafusion::arrow::datatypes::{
 };
 use datafusion::common::ScalarValue;
 use datafusion::error::Result;
+use datafusion::logical_expr::Expr;
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// A function's arguments for one row, with helpers that convert them by
@@ -201,6 +203,16 @@ pub fn variant_type(dt: &DataType) -> DataType {
 impl ScalarUDFImpl for AccessScalar {
     fn name(&self) -> &str {
         &self.name
+    }
+    /// DataFusion's name, `name(arg,arg)`, written in one pass: the default
+    /// builds each nested call's name as a string of its own and copies it
+    /// into its parent's, which made a chain of `Mod` or `^` (one nested
+    /// call per operator) take seconds to plan.
+    fn schema_name(&self, args: &[Expr]) -> Result<String> {
+        let mut out = String::new();
+        write_schema_name(&mut out, &self.name, args)
+            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+        Ok(out)
     }
     fn aliases(&self) -> &[String] {
         &self.aliases
@@ -490,4 +502,25 @@ pub fn build(func: &str, vals: &[Value], ty: &DataType) -> Result<ArrayRef> {
             ));
         }
     })
+}
+
+/// Writes `name(arg,arg…)` as DataFusion's default names a call, descending
+/// into arguments that are themselves Access functions without building
+/// their names as separate strings.
+fn write_schema_name(out: &mut String, name: &str, args: &[Expr]) -> std::fmt::Result {
+    out.push_str(name);
+    out.push('(');
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match a {
+            Expr::ScalarFunction(f) if f.func.inner().downcast_ref::<AccessScalar>().is_some() => {
+                write_schema_name(out, f.func.name(), &f.args)?
+            }
+            other => write!(out, "{}", other.schema_name())?,
+        }
+    }
+    out.push(')');
+    Ok(())
 }
