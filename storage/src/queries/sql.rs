@@ -59,10 +59,10 @@ pub(crate) struct Built {
 pub(crate) fn kind_for(object_flags: u32, rows: &[QueryRow]) -> QueryKind {
     let bits = (object_flags & 0xF0) as u8;
     let mut kind = QueryKind::from_object_flag(bits);
-    if bits == 0 {
-        if let Some(k) = first_type_flag(rows).and_then(QueryKind::from_row_type) {
-            kind = k;
-        }
+    if bits == 0
+        && let Some(k) = first_type_flag(rows).and_then(QueryKind::from_row_type)
+    {
+        kind = k;
     }
     kind
 }
@@ -82,12 +82,12 @@ pub(crate) fn build(kind: QueryKind, rows: &[QueryRow]) -> Result<Built, String>
             kind.object_flag()
         ));
     };
-    if let Some(found) = first_type_flag(rows) {
-        if found != expected {
-            return Err(format!(
-                "its MSysObjects flags make it a {kind} query but its type row says query type {found}"
-            ));
-        }
+    if let Some(found) = first_type_flag(rows)
+        && found != expected
+    {
+        return Err(format!(
+            "its MSysObjects flags make it a {kind} query but its type row says query type {found}"
+        ));
     }
     let q = Rows { rows };
     let mut out = String::new();
@@ -259,7 +259,11 @@ impl<'a> Rows<'a> {
                 out.push_str("DISTINCT ");
             } else if flags & DISTINCT_ROW != 0 {
                 out.push_str("DISTINCTROW ");
-            } else if flags & TOP != 0 {
+            }
+            // Jackcess writes TOP only without DISTINCT[ROW], losing it from
+            // `SELECT DISTINCTROW TOP 10` (Northwind's "Ten Most Expensive
+            // Products"); Access writes both, and so does this.
+            if flags & TOP != 0 {
                 let n = self
                     .unique(FLAGS)?
                     .and_then(|r| r.name1.as_deref())
@@ -379,13 +383,13 @@ impl<'a> Rows<'a> {
         let pivot = pivot
             .and_then(|r| r.expression.as_deref())
             .ok_or("it has no PIVOT expression")?;
-        if let Some(v) = value {
-            if let Some(e) = &v.expression {
-                out.push_str("TRANSFORM ");
-                out.push_str(e);
-                alias_to(out, v.name1.as_deref());
-                out.push_str(NL);
-            }
+        if let Some(v) = value
+            && let Some(e) = &v.expression
+        {
+            out.push_str("TRANSFORM ");
+            out.push_str(e);
+            alias_to(out, v.name1.as_deref());
+            out.push_str(NL);
         }
         let normal: Vec<&QueryRow> = columns
             .iter()
