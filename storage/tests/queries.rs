@@ -423,11 +423,7 @@ fn every_corpus_database() {
             if let Some(p) = &q.problem {
                 panic!("{rel}: {p}");
             }
-            assert!(
-                !q.sql.trim().is_empty() || q.kind == QueryKind::DataDefinition,
-                "{rel}: {} rebuilt empty",
-                q.name
-            );
+            check_invariants(q);
             total += 1;
             hidden += usize::from(q.hidden);
             *per_kind.entry(q.kind.to_string()).or_default() += 1;
@@ -587,4 +583,64 @@ fn mutated_real_rows_never_panic() {
             Ok(())
         })
         .expect("mutated rows");
+}
+
+#[test]
+fn damaged_msysqueries_pages_never_panic() {
+    let Some(path) = corpus_file("jackcess/V2000/queryTestV2000.mdb") else {
+        return;
+    };
+    let bytes = std::fs::read(&path).expect("read");
+    let db = Database::from_bytes(bytes.clone()).expect("open");
+    let table = db.table("MSysQueries").expect("MSysQueries");
+    let page_size = db.page_source().page_size();
+    let mut pages = table.data_pages().expect("data pages");
+    pages.push(table.def().page);
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 500,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    let strategy = (
+        0..pages.len(),
+        prop::collection::vec((0..page_size, any::<u8>()), 1..12),
+    );
+    let (ok, refused) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+    runner
+        .run(&strategy, |(which, edits)| {
+            let mut image = bytes.clone();
+            let base = pages[which] as usize * page_size;
+            for (at, v) in edits {
+                if let Some(b) = image.get_mut(base + at) {
+                    *b = v;
+                }
+            }
+            let Ok(db) = Database::from_bytes(image) else {
+                return Ok(());
+            };
+            match db.queries() {
+                Ok(qs) => {
+                    for q in &qs {
+                        prop_assert!(
+                            q.problem.is_some()
+                                || !q.sql.is_empty()
+                                || q.kind == QueryKind::DataDefinition
+                        );
+                    }
+                    ok.set(ok.get() + 1);
+                }
+                Err(e) => {
+                    let m = e.to_string();
+                    prop_assert!(m.contains("MSysQueries"), "{}", m);
+                    refused.set(refused.get() + 1);
+                }
+            }
+            Ok(())
+        })
+        .expect("damaged pages");
+    println!(
+        "damaged MSysQueries pages: {} read, {} refused with an error",
+        ok.get(),
+        refused.get()
+    );
 }

@@ -11,6 +11,7 @@
 
 use super::QueryRow;
 use super::sql::{MAX_JOINS, alias_to, optional_quoted_to, quoted_to};
+use crate::error::printable;
 
 /// A table source of the FROM list.
 enum Source {
@@ -138,10 +139,18 @@ pub(crate) fn from_list(tables: &[&QueryRow], joins: &[&QueryRow]) -> Result<Vec
             return Err(format!("join {n} does not name both of its tables"));
         };
         let Some(kind) = j.flag else {
-            return Err(format!("the join of {from} and {to} has no join type"));
+            return Err(format!(
+                "the join of \"{}\" and \"{}\" has no join type",
+                printable(from),
+                printable(to)
+            ));
         };
         let Some(on) = j.expression.clone() else {
-            return Err(format!("the join of {from} and {to} has no ON condition"));
+            return Err(format!(
+                "the join of \"{}\" and \"{}\" has no ON condition",
+                printable(from),
+                printable(to)
+            ));
         };
         let mut from_at = None;
         let mut to_at = None;
@@ -169,7 +178,9 @@ pub(crate) fn from_list(tables: &[&QueryRow], joins: &[&QueryRow]) -> Result<Vec
                 }) if *k == kind => conds.insert(0, on),
                 _ => {
                     return Err(format!(
-                        "the joins of {from} and {to} have inconsistent join types"
+                        "the joins of \"{}\" and \"{}\" have inconsistent join types",
+                        printable(from),
+                        printable(to)
                     ));
                 }
             }

@@ -329,3 +329,62 @@ impl Database {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::JetVersion;
+
+    #[test]
+    fn a_new_database_has_no_queries() {
+        for v in [JetVersion::Jet4, JetVersion::Ace12] {
+            let image = crate::write::new_database(v, 0).expect("new database");
+            let db = Database::from_bytes(image).expect("open");
+            assert!(db.queries().expect("queries").is_empty());
+            let e = db.query("q").expect_err("no such query");
+            assert_eq!(
+                e.to_string(),
+                "saved query \"q\": no saved query of that name"
+            );
+        }
+    }
+
+    #[test]
+    fn no_rows_is_a_problem_not_a_panic() {
+        let q = rebuild("a\nb", 7, 0, &[]);
+        let p = q.problem.expect("problem");
+        assert_eq!(
+            p.to_string(),
+            "saved query \"a\\u{a}b\": it has no rows in MSysQueries"
+        );
+        assert!(q.sql.is_empty());
+    }
+
+    #[test]
+    fn hidden_by_name_or_flag() {
+        let rows = [QueryRow {
+            attribute: Some(1),
+            flag: Some(7),
+            expression: Some("DROP TABLE t\0".into()),
+            ..QueryRow::default()
+        }];
+        let q = rebuild("~sq_ffrm", 1, 96, &rows);
+        assert!(q.hidden);
+        assert_eq!(q.sql, "DROP TABLE t");
+        assert!(rebuild("x", 1, 96 | 8, &rows).hidden);
+        assert!(!rebuild("x", 1, 96, &rows).hidden);
+    }
+
+    #[test]
+    fn kinds_round_trip() {
+        for bits in (0..=240).step_by(16) {
+            let k = QueryKind::from_object_flag(bits);
+            assert_eq!(k.object_flag(), bits);
+            if let Some(t) = k.row_type() {
+                assert_eq!(QueryKind::from_row_type(t), Some(k));
+            }
+        }
+        assert!(QueryKind::Crosstab.is_select_like());
+        assert!(!QueryKind::MakeTable.is_select_like());
+    }
+}

@@ -8,6 +8,7 @@
 
 use super::joins::from_list;
 use super::{QueryKind, QueryRow};
+use crate::error::printable;
 
 /// The most joins one query may have; a query with more is reported
 /// unreadable rather than rebuilt (Access itself allows far fewer).
@@ -99,10 +100,13 @@ pub(crate) fn build(kind: QueryKind, rows: &[QueryRow]) -> Result<Built, String>
             if kind == QueryKind::PassThrough {
                 connect = t.and_then(|t| t.name1.clone());
             }
-            if let Some(text) = t.and_then(|t| t.expression.as_deref()) {
-                // the stored text ends with the C terminator
-                out.push_str(text.trim_end_matches('\0'));
-            }
+            // the stored text ends with the C terminator
+            let text = t
+                .and_then(|t| t.expression.as_deref())
+                .map(|text| text.trim_end_matches('\0'))
+                .filter(|text| !text.trim().is_empty())
+                .ok_or("its stored SQL text is missing")?;
+            out.push_str(text);
             return Ok(Built {
                 sql: out,
                 parameters,
@@ -228,7 +232,8 @@ impl<'a> Rows<'a> {
                     15 => "Guid",
                     other => {
                         return Err(format!(
-                            "parameter {name} has the unknown type code {other}"
+                            "parameter \"{}\" has the unknown type code {other}",
+                            printable(&name)
                         ));
                     }
                 };

@@ -198,10 +198,12 @@ pub fn any_object_flags() -> impl Strategy<Value = u32> {
 
 /// What every rebuild must hold, whatever its rows.
 pub fn check_invariants(q: &jet_storage::SavedQuery) {
+    assert_eq!(q.problem.is_some(), q.sql.is_empty(), "{q:?}");
     if let Some(p) = &q.problem {
-        assert!(q.sql.is_empty() && q.parameters.is_empty());
+        assert!(q.parameters.is_empty());
         let text = p.to_string();
         assert!(!text.contains("Some(") && !text.contains("None"), "{text}");
+        assert_eq!(text.lines().count(), 1, "{text}");
     } else if !matches!(q.kind, QueryKind::DataDefinition | QueryKind::PassThrough) {
         assert!(q.sql.ends_with(';'), "{}", q.sql);
     }
