@@ -17,6 +17,9 @@
 //! # Ok::<(), jet_storage::Error>(())
 //! ```
 //!
+//! Saved queries are rebuilt into Access SQL text from `MSysQueries` by
+//! [`Database::queries`] (see [`queries`]).
+//!
 //! Every decision that guards a read (ranges, row slots, row geometry, usage
 //! map bits, long-value descriptors and chains) is made by `jet-kernels`.
 //! Bad input yields a typed [`Error`] naming the page and table; never a

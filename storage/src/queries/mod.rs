@@ -9,7 +9,11 @@
 //! clauses on separate lines, identifiers that hold anything other than
 //! ASCII letters, digits and `_` in brackets, and a closing `;` on every
 //! query but data-definition and pass-through ones (whose text is stored
-//! whole and returned as stored).
+//! whole and returned as stored, less the NUL that ends it). Two
+//! departures from Jackcess: `TOP n` is kept beside `DISTINCT` or
+//! `DISTINCTROW` (Jackcess drops it, Access writes both), and where Jackcess
+//! would print `null` for a missing part (a join without an ON condition, a
+//! crosstab without a PIVOT column, …) the query is reported unreadable.
 //!
 //! ```no_run
 //! use jet_storage::{Database, OpenOptions};
