@@ -297,6 +297,10 @@ pub enum Error {
     /// Committing, recovering or locking through the undo journal.
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// A saved query that does not exist or whose `MSysQueries` rows do
+    /// not describe a query: names the query and what is wrong.
+    #[error(transparent)]
+    Query(#[from] crate::queries::QueryError),
 }
 
 impl Error {

@@ -17,6 +17,9 @@
 //! # Ok::<(), jet_storage::Error>(())
 //! ```
 //!
+//! Saved queries are rebuilt into Access SQL text from `MSysQueries` by
+//! [`Database::queries`] (see [`queries`]).
+//!
 //! Every decision that guards a read (ranges, row slots, row geometry, usage
 //! map bits, long-value descriptors and chains) is made by `jet-kernels`.
 //! Bad input yields a typed [`Error`] naming the page and table; never a
@@ -37,6 +40,7 @@ pub mod lval;
 pub mod page;
 pub mod parallel;
 pub mod props;
+pub mod queries;
 pub mod scan;
 pub mod tdef;
 pub mod text;
@@ -50,6 +54,7 @@ pub use database::{Backend, Database, OpenOptions, Table};
 pub use error::{Error, FormatError, JournalError, Result, SchemaError};
 pub use format::JetVersion;
 pub use image::{CommitTarget, ImageChanges, MemImage, PageStore};
+pub use queries::{QueryError, QueryKind, QueryRow, SavedQuery};
 pub use scan::{ScanOptions, TableScan};
 pub use types::JetType;
 pub use write::{Transaction, WriteError, WriteTarget, Writer};
