@@ -36,6 +36,17 @@ pub enum Cmd {
         #[arg(long)]
         mmap: bool,
     },
+    /// Print the SQL of a database's saved queries (all of them, or the one
+    /// named), each headed by a comment with its name and kind.
+    Queries {
+        /// Database file.
+        file: PathBuf,
+        /// One query's name (case-insensitive); none: every query.
+        name: Option<String>,
+        /// Include the hidden queries behind forms and reports (`~sq_…`).
+        #[arg(long)]
+        hidden: bool,
+    },
     /// Write a table's rows to standard output.
     Cat {
         /// Database file.
@@ -93,6 +104,27 @@ pub fn run(cmd: Cmd) -> Result<(), Box<dyn std::error::Error>> {
             }
             for l in db.linked_tables() {
                 writeln!(out, "{}\tlinked: {:?}", l.name, l.kind)?;
+            }
+        }
+        Cmd::Queries { file, name, hidden } => {
+            let db = Database::open(&file, OpenOptions::default())?;
+            let queries = match &name {
+                Some(n) => vec![db.query(n)?],
+                None => db
+                    .queries()?
+                    .into_iter()
+                    .filter(|q| hidden || !q.hidden)
+                    .collect(),
+            };
+            for (i, q) in queries.iter().enumerate() {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                writeln!(out, "-- {} ({} query)", q.name, q.kind)?;
+                match &q.problem {
+                    None => writeln!(out, "{}", q.sql)?,
+                    Some(p) => writeln!(out, "-- cannot be shown: {}", p.what)?,
+                }
             }
         }
         Cmd::Describe { file, table } => {

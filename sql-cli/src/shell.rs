@@ -195,7 +195,7 @@ impl Shell {
                     )?;
                 }
             }
-            "param" | "p" => match arg.split_once(char::is_whitespace) {
+            "param" | "p" => match split_param(arg) {
                 _ if arg.is_empty() => {
                     let names = self.session.param_names();
                     w(
@@ -214,7 +214,12 @@ impl Shell {
                     ));
                 }
                 Some((name, value)) => {
-                    let name = name.trim_start_matches('[').trim_end_matches(']');
+                    // [Beginning Date] is the parameter Beginning Date;
+                    // Forms![Dialog]!Control keeps its brackets
+                    let name = match name.strip_prefix('[').and_then(|n| n.strip_suffix(']')) {
+                        Some(inner) if !inner.contains(']') => inner,
+                        _ => name,
+                    };
                     self.session
                         .bind(name, jet_provider::access::parse_param_value(value));
                 }
@@ -387,4 +392,21 @@ fn ms(d: Duration) -> String {
     } else {
         format!("{ms:.0} ms")
     }
+}
+
+/// `\param`'s argument split into the name and the value: the name ends at
+/// the first blank outside brackets (`[Beginning Date] #1/1/1995#`).
+fn split_param(arg: &str) -> Option<(&str, &str)> {
+    let mut depth = 0usize;
+    for (i, c) in arg.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            c if c.is_whitespace() && depth == 0 => {
+                return Some((&arg[..i], arg[i..].trim_start()));
+            }
+            _ => {}
+        }
+    }
+    None
 }

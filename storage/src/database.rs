@@ -146,6 +146,13 @@ pub struct Table {
 }
 
 impl Database {
+    /// True when `self` and `other` are clones of one open database (the
+    /// same image, read once); a write makes a new one. For caching what
+    /// was read from a database.
+    pub fn same_image(&self, other: &Database) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// Opens the database at `path` read-only.
     ///
     /// Holds a shared advisory lock for the life of the database, so a

@@ -68,7 +68,10 @@ fn jackcess_expected() -> BTreeMap<&'static str, String> {
         (
             "UpdateQuery",
             m(&[
-                "PARAMETERS User Name Text;",
+                // Jackcess prints the stored name bare ("User Name Text"),
+                // which does not parse back; jetsql brackets it as Access's
+                // SQL view does
+                "PARAMETERS [User Name] Text;",
                 "UPDATE Table1",
                 "SET Table1.col1 = \"foo\", Table1.col2 = [Table2].[col3], [Table2].[col1] = [User Name]",
                 "WHERE ((([Table2].[col1]) Is Not Null));",

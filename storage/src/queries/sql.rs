@@ -118,7 +118,10 @@ pub(crate) fn build(kind: QueryKind, rows: &[QueryRow]) -> Result<Built, String>
     parameters = q.parameters()?;
     if !parameters.is_empty() {
         out.push_str("PARAMETERS ");
-        let list: Vec<String> = parameters.iter().map(|(n, t)| format!("{n} {t}")).collect();
+        let list: Vec<String> = parameters
+            .iter()
+            .map(|(n, t)| format!("{} {t}", parameter_name(n)))
+            .collect();
         out.push_str(&list.join(", "));
         out.push(';');
         out.push_str(NL);
@@ -633,4 +636,31 @@ mod tests {
     fn union_parts_are_cleaned() {
         assert_eq!(clean_union_part("  a\r\nb\r\n\r\nc\r\n\0"), "a\nb\nc");
     }
+}
+
+/// A parameter's name as Access's SQL view writes it: in brackets when it
+/// is not a plain name (`[Beginning Date]`), a form reference part by part
+/// (`Forms![Sales by Year Dialog]!BeginningDate`); a name stored with its
+/// brackets stays as stored. Jackcess prints the stored name bare, which
+/// does not parse back when it holds a space.
+fn parameter_name(name: &str) -> String {
+    let plain = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if name.starts_with('[') || plain(name) {
+        return name.to_string();
+    }
+    let lower = name.to_ascii_lowercase();
+    if lower.starts_with("forms!") || lower.starts_with("reports!") {
+        return name
+            .split('!')
+            .map(|p| {
+                if plain(p) || p.starts_with('[') {
+                    p.to_string()
+                } else {
+                    format!("[{p}]")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("!");
+    }
+    format!("[{name}]")
 }
