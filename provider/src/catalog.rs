@@ -4,21 +4,30 @@
 use crate::dml::JetHandle;
 use crate::table::{JetOptions, JetTable};
 use crate::to_df;
+use crate::views::ViewPlanner;
 use async_trait::async_trait;
 use datafusion::catalog::{CatalogProvider, SchemaProvider, TableProvider};
 use datafusion::error::Result;
+use datafusion::logical_expr::TableType;
 use datafusion::prelude::SessionContext;
-use jet_storage::{Database, OpenOptions};
+use jet_storage::{Database, OpenOptions, SavedQuery};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The tables of one database. Names keep Access spelling; lookup is
 /// case-insensitive, as in Access. The tables are read from the handle's
 /// current database at each lookup, so after a write the next statement
 /// sees the new rows (and tables).
+///
+/// Saved select, union and crosstab queries answer to their names too, as
+/// views, once a session has given the schema a [`ViewPlanner`] (hidden
+/// `~sq_` queries answer to their exact names but are not listed).
 #[derive(Debug)]
 pub struct JetSchemaProvider {
     handle: Arc<JetHandle>,
+    views: OnceLock<Arc<ViewPlanner>>,
+    /// The saved queries of the database last read, and that database.
+    queries: Mutex<Option<(Database, Arc<Vec<SavedQuery>>)>>,
 }
 
 impl JetSchemaProvider {
@@ -30,7 +39,65 @@ impl JetSchemaProvider {
 
     /// The schema of the database behind `handle` (writes go through it).
     pub fn with_handle(handle: Arc<JetHandle>) -> Self {
-        JetSchemaProvider { handle }
+        JetSchemaProvider {
+            handle,
+            views: OnceLock::new(),
+            queries: Mutex::new(None),
+        }
+    }
+
+    /// Makes the database's saved SELECT-type queries answer as views,
+    /// planned by `planner`; the first planner set stays.
+    pub fn set_view_planner(&self, planner: Arc<ViewPlanner>) {
+        let _ = self.views.set(planner);
+    }
+
+    /// The database's saved queries (all kinds, hidden ones included), read
+    /// once per database image. A database whose `MSysQueries` cannot be
+    /// read has none.
+    pub fn saved_queries(&self) -> Arc<Vec<SavedQuery>> {
+        let Ok(db) = self.handle.database() else {
+            return Arc::new(Vec::new());
+        };
+        let Ok(mut cache) = self.queries.lock() else {
+            return Arc::new(Vec::new());
+        };
+        if let Some((seen, qs)) = cache.as_ref()
+            && seen.same_image(&db)
+        {
+            return qs.clone();
+        }
+        let qs = Arc::new(db.queries().unwrap_or_default());
+        *cache = Some((db, qs.clone()));
+        qs
+    }
+
+    /// The saved SELECT-type query answering to `name` (exact spelling
+    /// first, then ignoring case), when views are on.
+    fn view_query(&self, name: &str) -> Option<SavedQuery> {
+        self.views.get()?;
+        let qs = self.saved_queries();
+        let l = name.to_lowercase();
+        qs.iter()
+            .filter(|q| q.kind.is_select_like())
+            .find(|q| q.name == name)
+            .or_else(|| {
+                qs.iter()
+                    .filter(|q| q.kind.is_select_like())
+                    .find(|q| q.name.to_lowercase() == l)
+            })
+            .cloned()
+    }
+
+    fn view_names(&self) -> Vec<String> {
+        if self.views.get().is_none() {
+            return Vec::new();
+        }
+        self.saved_queries()
+            .iter()
+            .filter(|q| q.kind.is_select_like() && !q.hidden)
+            .map(|q| q.name.clone())
+            .collect()
     }
 
     /// The handle the tables read and write through.
@@ -75,15 +142,30 @@ impl JetSchemaProvider {
 #[async_trait]
 impl SchemaProvider for JetSchemaProvider {
     fn table_names(&self) -> Vec<String> {
-        self.names()
+        let mut names = self.names();
+        names.extend(self.view_names());
+        names
     }
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
-        Ok(self.jet_table(name)?.map(|t| t as Arc<dyn TableProvider>))
+        if let Some(t) = self.jet_table(name)? {
+            return Ok(Some(t as Arc<dyn TableProvider>));
+        }
+        match (self.view_query(name), self.views.get()) {
+            (Some(q), Some(planner)) => Ok(Some(planner.view(&q).await)),
+            _ => Ok(None),
+        }
+    }
+
+    async fn table_type(&self, name: &str) -> Result<Option<TableType>> {
+        if self.resolve(name).is_some() {
+            return Ok(Some(TableType::Base));
+        }
+        Ok(self.view_query(name).map(|_| TableType::View))
     }
 
     fn table_exist(&self, name: &str) -> bool {
-        self.resolve(name).is_some()
+        self.resolve(name).is_some() || self.view_query(name).is_some()
     }
 }
 
@@ -94,6 +176,11 @@ pub struct JetCatalogProvider {
 }
 
 impl JetCatalogProvider {
+    /// The catalog's one schema.
+    pub fn jet_schema(&self) -> &Arc<JetSchemaProvider> {
+        &self.schema
+    }
+
     /// The catalog of `db`.
     pub fn new(db: Database, options: JetOptions) -> Self {
         JetCatalogProvider {

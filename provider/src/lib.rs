@@ -33,6 +33,7 @@ mod pushdown;
 mod rules;
 mod statement;
 mod table;
+pub mod views;
 mod walk;
 
 pub use access::SqlDialect;

@@ -234,7 +234,7 @@ pub struct JetSession {
     /// Which SQL the session reads.
     dialect: Mutex<SqlDialect>,
     /// Parameter values bound by name (Access `[Enter a value]`).
-    params: Mutex<Params>,
+    params: Arc<Mutex<Params>>,
     /// The state Access statements are planned in, built once (its
     /// catalogs are the context's own); dropped when `SET` changes the
     /// configuration.
@@ -274,7 +274,7 @@ impl JetSession {
             handles: Mutex::new(Vec::new()),
             default_db: Mutex::new(None),
             dialect: Mutex::new(SqlDialect::DataFusion),
-            params: Mutex::new(Params::default()),
+            params: Arc::new(Mutex::new(Params::default())),
             access_state: Mutex::new(None),
         }
     }
@@ -309,6 +309,12 @@ impl JetSession {
     ) -> Result<Arc<JetHandle>> {
         let handle = Arc::new(JetHandle::new(db, options));
         let catalog = Arc::new(JetCatalogProvider::with_handle(handle.clone()));
+        catalog
+            .jet_schema()
+            .set_view_planner(Arc::new(crate::views::ViewPlanner::new(
+                self.ctx.state_weak_ref(),
+                self.params.clone(),
+            )));
         self.ctx.register_catalog(name, catalog.clone());
         if default_schema {
             let opts = self.ctx.state().config().options().catalog.clone();

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use datafusion::catalog::{MemorySchemaProvider, SchemaProvider, TableProvider};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::prelude::SessionConfig;
-use jet_provider::{JetHandle, JetOptions, JetSchemaProvider, JetSession};
+use jet_provider::{JetHandle, JetOptions, JetSession};
 use jet_storage::{Database, Error as JetError, FormatError, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -155,8 +155,15 @@ pub fn register_files(
             .context()
             .catalog("datafusion")
             .ok_or_else(|| "the session has no default catalog".to_string())?;
+        // the first database's own schema (its saved queries answer as
+        // views there), under the session's in-memory tables
+        let jet = session
+            .context()
+            .catalog(&first.name)
+            .and_then(|c| c.schema("public"))
+            .ok_or_else(|| format!("{}: no public schema", first.path.display()))?;
         let schema = DefaultSchema {
-            jet: JetSchemaProvider::with_handle(first.handle.clone()),
+            jet,
             mem: MemorySchemaProvider::new(),
         };
         catalog
@@ -174,7 +181,7 @@ pub fn register_files(
 /// creates.
 #[derive(Debug)]
 struct DefaultSchema {
-    jet: JetSchemaProvider,
+    jet: Arc<dyn SchemaProvider>,
     mem: MemorySchemaProvider,
 }
 
@@ -208,6 +215,13 @@ impl SchemaProvider for DefaultSchema {
 
     fn deregister_table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
         self.mem.deregister_table(name)
+    }
+
+    async fn table_type(&self, name: &str) -> Result<Option<datafusion::logical_expr::TableType>> {
+        if self.mem.table_exist(name) {
+            return self.mem.table_type(name).await;
+        }
+        self.jet.table_type(name).await
     }
 
     fn table_exist(&self, name: &str) -> bool {

@@ -394,3 +394,56 @@ fn no_file_opens_the_bundled_sample() {
         .code(1)
         .stderr(contains("JETSQL_SAMPLE names /no/such/sample.accdb"));
 }
+
+/// `jetsql queries FILE [NAME]` prints saved queries' SQL (the
+/// `mdb-queries` use case, with what `mdb-queries nwind.mdb "Order
+/// Subtotals"` drops: the `AS Subtotal` alias and the GROUP BY of
+/// Northwind's well-known query, as issue 20 quotes them); `\param [a b] v`
+/// binds a parameter whose name holds a space.
+#[test]
+fn saved_queries_print_and_run() {
+    let Some(db) = nwind() else { return };
+    let out = jetsql()
+        .args(["queries"])
+        .arg(&db)
+        .arg("order subtotals")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("-- Order Subtotals (select query)\n"),
+        "{text}"
+    );
+    assert!(text.contains("AS Subtotal"), "{text}");
+    assert!(text.contains("GROUP BY [Order Details].OrderID;"), "{text}");
+    let all = jetsql().arg("queries").arg(&db).output().unwrap();
+    let all = String::from_utf8(all.stdout).unwrap();
+    assert!(all.contains("-- Employee Sales by Country (select query)"));
+    assert!(all.contains("PARAMETERS [Beginning Date] DateTime, [Ending Date] DateTime;"));
+    let out = jetsql()
+        .arg(&db)
+        .args([
+            "-c",
+            "\\param [Beginning Date] #1/1/1995#",
+            "-c",
+            "\\param [Ending Date] #12/31/1995#",
+            "-c",
+            "SELECT count(*) FROM [Employee Sales by Country]",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = jetsql()
+        .arg("queries")
+        .arg(&db)
+        .arg("no such")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no saved query of that name"));
+}

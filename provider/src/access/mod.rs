@@ -24,6 +24,7 @@ pub(crate) mod ast;
 pub(crate) mod crosstab;
 pub mod datelit;
 pub mod dialect;
+pub(crate) mod distinctrow;
 pub mod functions;
 pub mod like;
 pub(crate) mod names;
@@ -305,6 +306,13 @@ async fn resolve(
     let mut relations = names::resolve_relations(s, ctx);
     for t in &mut relations.tables {
         if let Ok(p) = ctx.table_provider(t.reference.clone()).await {
+            // a saved query that cannot be run is named with its reason
+            // here, before planning meets its empty column list
+            if let Some(u) =
+                (p.as_ref() as &dyn std::any::Any).downcast_ref::<crate::views::UnrunnableQuery>()
+            {
+                return Err(u.error());
+            }
             t.columns = p
                 .schema()
                 .fields()

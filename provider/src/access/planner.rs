@@ -224,8 +224,39 @@ impl ExprPlanner for AccessPlanner {
             return Ok(PlannerResult::Original(RawBinaryExpr { op, left, right }));
         };
         let planned = match &op {
-            BinaryOperator::Plus if is_text(&lt) && is_text(&rt) => {
+            // two texts concatenate; text + Null is Null, as in Access
+            BinaryOperator::Plus
+                if (is_text(&lt) || lt == DataType::Null)
+                    && (is_text(&rt) || rt == DataType::Null)
+                    && (is_text(&lt) || is_text(&rt)) =>
+            {
                 binary(left, Operator::StringConcat, right)
+            }
+            // Yes/No compares with numbers as Access's number (True is −1)
+            BinaryOperator::Eq
+            | BinaryOperator::NotEq
+            | BinaryOperator::Lt
+            | BinaryOperator::LtEq
+            | BinaryOperator::Gt
+            | BinaryOperator::GtEq
+                if (lt == DataType::Boolean && rt.is_numeric())
+                    || (rt == DataType::Boolean && lt.is_numeric()) =>
+            {
+                let l = if lt == DataType::Boolean {
+                    yes_no_number(left)
+                } else {
+                    left
+                };
+                let r = if rt == DataType::Boolean {
+                    yes_no_number(right)
+                } else {
+                    right
+                };
+                return Ok(PlannerResult::Original(RawBinaryExpr {
+                    op,
+                    left: l,
+                    right: r,
+                }));
             }
             BinaryOperator::Plus if is_date(&lt) || is_date(&rt) => {
                 self.call("access_add", vec![left, right])?

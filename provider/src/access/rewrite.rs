@@ -41,6 +41,26 @@ pub(crate) struct Exprs<'a> {
 
 impl Exprs<'_> {
     fn unresolved(&mut self, e: &mut Expr) {
+        // `Forms![Dialog]!Control` (and Reports!…) outside Access is a
+        // parameter of that name, as Access prompts for it
+        if let Expr::CompoundIdentifier(parts) = e
+            && parts.first().is_some_and(|p| {
+                p.value.eq_ignore_ascii_case("forms") || p.value.eq_ignore_ascii_case("reports")
+            })
+        {
+            let name = parts
+                .iter()
+                .map(|p| {
+                    if p.value.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                        p.value.clone()
+                    } else {
+                        format!("[{}]", p.value)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("!");
+            *e = Expr::Identifier(Ident::with_quote('[', name));
+        }
         let Expr::Identifier(i) = e else {
             return;
         };

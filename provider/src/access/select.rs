@@ -28,8 +28,10 @@ fn refuse(msg: impl Into<String>) -> DataFusionError {
 /// Applies `TOP`, `DISTINCTROW` and `SELECT … INTO` to `s`.
 pub(crate) async fn rewrite(s: &mut Statement, piece: &Piece, ctx: &SessionContext) -> Result<()> {
     if piece.distinctrow {
-        distinctrow(s)?;
+        super::distinctrow::apply(s, ctx).await?;
     }
+    expand_table_wildcards(s, ctx).await;
+    name_repeated_fields(s);
     // unique keys of the tables TOP may order by, looked up before the
     // (synchronous) rewrite
     let mut tops = TopPass {
@@ -52,6 +54,157 @@ pub(crate) async fn rewrite(s: &mut Statement, piece: &Piece, ctx: &SessionConte
     into(s)
 }
 
+/// `Table.*` next to other fields becomes the table's columns, one by one,
+/// when the query reads several tables, so a name they repeat can be
+/// qualified below (Access outputs `Table1.col1` and `Table2.col1`).
+/// Left as written when a source is not a plain table.
+async fn expand_table_wildcards(s: &mut Statement, ctx: &SessionContext) {
+    let Statement::Query(q) = s else {
+        return;
+    };
+    let SetExpr::Select(sel) = q.body.as_mut() else {
+        return;
+    };
+    if !sel
+        .projection
+        .iter()
+        .any(|p| matches!(p, SelectItem::QualifiedWildcard(..)))
+    {
+        return;
+    }
+    let mut factors = Vec::new();
+    for t in &sel.from {
+        if super::distinctrow::collect_factors(t, &mut factors).is_err() {
+            return;
+        }
+    }
+    if factors.len() < 2 {
+        return;
+    }
+    let mut columns = Vec::new();
+    for (name, refer) in &factors {
+        let Ok(reference) = super::distinctrow::reference_of(name) else {
+            return;
+        };
+        let Ok(p) = ctx.table_provider(reference).await else {
+            return;
+        };
+        let cols: Vec<String> = p
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        columns.push((refer.clone(), cols));
+    }
+    let mut out = Vec::new();
+    for item in std::mem::take(&mut sel.projection) {
+        let expanded = match &item {
+            SelectItem::QualifiedWildcard(
+                datafusion::sql::sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                opts,
+            ) if opts.opt_exclude.is_none()
+                && opts.opt_except.is_none()
+                && opts.opt_replace.is_none()
+                && opts.opt_rename.is_none() =>
+            {
+                let last =
+                    n.0.last()
+                        .and_then(ObjectNamePart::as_ident)
+                        .map(|i| i.value.clone())
+                        .unwrap_or_default();
+                columns
+                    .iter()
+                    .find(|(r, _)| r.eq_ignore_ascii_case(&last))
+                    .map(|(r, cols)| {
+                        cols.iter()
+                            .map(|c| {
+                                SelectItem::UnnamedExpr(Expr::CompoundIdentifier(vec![
+                                    datafusion::sql::sqlparser::ast::Ident::with_quote('"', r),
+                                    datafusion::sql::sqlparser::ast::Ident::with_quote('"', c),
+                                ]))
+                            })
+                            .collect::<Vec<_>>()
+                    })
+            }
+            _ => None,
+        };
+        match expanded {
+            Some(items) => out.extend(items),
+            None => out.push(item),
+        }
+    }
+    sel.projection = out;
+}
+
+/// Output fields of the same name from different tables are named
+/// `Table.Field`, as Access names them (Northwind's Invoices outputs
+/// `Customers.CompanyName` and `Shippers.CompanyName`); DataFusion would
+/// refuse the repeated name where the rows are kept (a view, a new table).
+fn name_repeated_fields(s: &mut Statement) {
+    let Statement::Query(q) = s else {
+        return;
+    };
+    let SetExpr::Select(sel) = q.body.as_mut() else {
+        return;
+    };
+    let name_of = |item: &SelectItem| -> Option<String> {
+        match item {
+            SelectItem::UnnamedExpr(Expr::Identifier(i)) => Some(i.value.to_lowercase()),
+            SelectItem::UnnamedExpr(Expr::CompoundIdentifier(p)) => {
+                p.last().map(|i| i.value.to_lowercase())
+            }
+            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.to_lowercase()),
+            _ => None,
+        }
+    };
+    let names: Vec<Option<String>> = sel.projection.iter().map(name_of).collect();
+    let mut renamed: Vec<(Expr, String)> = Vec::new();
+    for (i, item) in sel.projection.iter_mut().enumerate() {
+        let Some(n) = &names[i] else { continue };
+        if names.iter().filter(|m| m.as_ref() == Some(n)).count() < 2 {
+            continue;
+        }
+        if let SelectItem::UnnamedExpr(Expr::CompoundIdentifier(parts)) = item
+            && parts.len() >= 2
+        {
+            let alias = format!(
+                "{}.{}",
+                parts[parts.len() - 2].value,
+                parts[parts.len() - 1].value
+            );
+            let expr = Expr::CompoundIdentifier(parts.clone());
+            renamed.push((expr.clone(), alias.clone()));
+            *item = SelectItem::ExprWithAlias {
+                expr,
+                alias: datafusion::sql::sqlparser::ast::Ident::with_quote('"', alias),
+            };
+        }
+    }
+    // ORDER BY Table.Field names the renamed output field
+    if let Some(ob) = q.order_by.as_mut()
+        && let OrderByKind::Expressions(items) = &mut ob.kind
+    {
+        for o in items {
+            let same = |e: &Expr| match (e, &o.expr) {
+                (Expr::CompoundIdentifier(a), Expr::CompoundIdentifier(b)) => {
+                    a.len() == b.len()
+                        && a.iter()
+                            .zip(b)
+                            .all(|(x, y)| x.value.eq_ignore_ascii_case(&y.value))
+                }
+                _ => false,
+            };
+            if let Some((_, alias)) = renamed.iter().find(|(e, _)| same(e)) {
+                o.expr = Expr::Identifier(datafusion::sql::sqlparser::ast::Ident::with_quote(
+                    '"',
+                    alias.clone(),
+                ));
+            }
+        }
+    }
+}
+
 /// `SELECT … INTO t FROM …` is `CREATE TABLE t AS SELECT …`.
 fn into(s: &mut Statement) -> Result<()> {
     let Statement::Query(q) = s else {
@@ -69,26 +222,6 @@ fn into(s: &mut Statement) -> Result<()> {
             .build(),
     );
     Ok(())
-}
-
-fn distinctrow(s: &mut Statement) -> Result<()> {
-    let Statement::Query(q) = s else {
-        return Err(refuse("DISTINCTROW applies to SELECT statements only"));
-    };
-    let SetExpr::Select(sel) = q.body.as_ref() else {
-        return Err(refuse("DISTINCTROW applies to a single SELECT"));
-    };
-    let tables: usize = sel.from.iter().map(|t| 1 + t.joins.len()).sum();
-    let all_fields = matches!(sel.projection.as_slice(), [SelectItem::Wildcard(_)]);
-    if tables <= 1 || all_fields {
-        // Access ignores DISTINCTROW for one table, or when every table's
-        // fields are output
-        return Ok(());
-    }
-    Err(refuse(
-        "DISTINCTROW over a join that outputs fields of only some tables is not supported; \
-         use DISTINCT, or an IN (SELECT …) condition on the other tables",
-    ))
 }
 
 /// The unique indexes of a table as lists of column names.

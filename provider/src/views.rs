@@ -1,0 +1,194 @@
+//! Saved queries as views: every select, union and crosstab query of a
+//! database answers to its name like a table, planned through the Access
+//! dialect when a statement names it (never at open, so one query that
+//! cannot be translated never stops the database from opening).
+//!
+//! A query that cannot be planned still answers to its name: as an
+//! [`UnrunnableQuery`] whose use is an error naming the query and what
+//! stopped it, so catalog listings (`information_schema`) keep working.
+
+use crate::access::{self, Params, SqlDialect};
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
+use datafusion::catalog::view::ViewTable;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::context::SessionState;
+use datafusion::logical_expr::{Expr, TableType};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::prelude::SessionContext;
+use jet_storage::SavedQuery;
+use parking_lot::RwLock;
+use std::sync::{Arc, Mutex, Weak};
+
+/// How deep saved queries may name saved queries (Access itself stops far
+/// earlier in practice; a file whose queries name each other in a circle
+/// is refused by the circle check before this).
+pub const MAX_VIEW_DEPTH: usize = 32;
+
+/// Plans saved queries in the session that registered their database.
+/// Holds the session weakly: dropping the session frees it.
+#[derive(Debug)]
+pub struct ViewPlanner {
+    state: Weak<RwLock<SessionState>>,
+    params: Arc<Mutex<Params>>,
+    /// The queries being planned now, outermost first (a query naming
+    /// itself, directly or through others, is refused).
+    planning: Mutex<Vec<String>>,
+}
+
+/// Removes a query from the in-progress list when its planning ends.
+struct Planning<'a> {
+    planner: &'a ViewPlanner,
+}
+
+impl Drop for Planning<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut p) = self.planner.planning.lock() {
+            p.pop();
+        }
+    }
+}
+
+impl ViewPlanner {
+    /// A planner over the session state behind `state`, binding parameters
+    /// from `params` (the session's `\param` values).
+    pub fn new(state: Weak<RwLock<SessionState>>, params: Arc<Mutex<Params>>) -> Self {
+        ViewPlanner {
+            state,
+            params,
+            planning: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The view of `query`: a [`ViewTable`] over its plan, or an
+    /// [`UnrunnableQuery`] saying why it has none.
+    pub async fn view(&self, query: &SavedQuery) -> Arc<dyn TableProvider> {
+        match self.plan(query).await {
+            Ok(v) => v,
+            Err(e) => Arc::new(UnrunnableQuery::new(query, &e)),
+        }
+    }
+
+    async fn plan(&self, query: &SavedQuery) -> Result<Arc<dyn TableProvider>> {
+        let sql = query
+            .checked_sql()
+            .map_err(|e| DataFusionError::Plan(e.to_string()))?
+            .to_string();
+        let _guard = self.enter(&query.name)?;
+        let state = self
+            .state
+            .upgrade()
+            .ok_or_else(|| DataFusionError::Plan("the session has ended".into()))?;
+        let state = state.read().clone();
+        let ctx = SessionContext::new_with_state(state);
+        let params = self
+            .params
+            .lock()
+            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
+            .clone();
+        let mut prepared = access::prepare(&sql, SqlDialect::Access, &ctx, &params).await?;
+        if prepared.len() != 1 {
+            return Err(DataFusionError::Plan(format!(
+                "its text holds {} statements, a view is one query",
+                prepared.len()
+            )));
+        }
+        let statement = prepared.remove(0).statement;
+        let plan = access::access_state(&ctx)?
+            .statement_to_plan(statement)
+            .await?;
+        Ok(Arc::new(ViewTable::new(plan, Some(sql))))
+    }
+
+    fn enter(&self, name: &str) -> Result<Planning<'_>> {
+        let mut p = self
+            .planning
+            .lock()
+            .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?;
+        if p.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+            let mut circle = p.clone();
+            circle.push(name.to_string());
+            return Err(DataFusionError::Plan(format!(
+                "saved queries name each other in a circle: {}",
+                circle.join(" → ")
+            )));
+        }
+        if p.len() >= MAX_VIEW_DEPTH {
+            return Err(DataFusionError::Plan(format!(
+                "saved queries nest deeper than {MAX_VIEW_DEPTH}"
+            )));
+        }
+        p.push(name.to_string());
+        Ok(Planning { planner: self })
+    }
+}
+
+/// A saved query that cannot be run: listed like any view (with its SQL
+/// text), but any use of it is an error naming the query and the reason.
+#[derive(Debug)]
+pub struct UnrunnableQuery {
+    name: String,
+    sql: Option<String>,
+    message: String,
+    schema: SchemaRef,
+}
+
+impl UnrunnableQuery {
+    fn new(query: &SavedQuery, e: &DataFusionError) -> Self {
+        let reason = reason_of(e);
+        UnrunnableQuery {
+            name: query.name.clone(),
+            sql: (!query.sql.is_empty()).then(|| query.sql.clone()),
+            message: format!("saved query \"{}\" cannot be run: {reason}", query.name),
+            schema: Arc::new(Schema::empty()),
+        }
+    }
+
+    /// The query's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The error any use of the query gives.
+    pub fn error(&self) -> DataFusionError {
+        DataFusionError::Plan(self.message.clone())
+    }
+}
+
+#[async_trait]
+impl TableProvider for UnrunnableQuery {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+    fn table_type(&self) -> TableType {
+        TableType::View
+    }
+    fn get_table_definition(&self) -> Option<&str> {
+        self.sql.as_deref()
+    }
+    async fn scan(
+        &self,
+        _state: &dyn Session,
+        _projection: Option<&Vec<usize>>,
+        _filters: &[Expr],
+        _limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Err(self.error())
+    }
+}
+
+/// A planning error's own words, without DataFusion's "Error during
+/// planning: " prefix (the message is wrapped in another).
+fn reason_of(e: &DataFusionError) -> String {
+    match e {
+        DataFusionError::Plan(m) => m.clone(),
+        DataFusionError::Context(_, inner) => reason_of(inner),
+        other => {
+            let text = other.to_string();
+            text.strip_prefix("Error during planning: ")
+                .unwrap_or(&text)
+                .to_string()
+        }
+    }
+}
