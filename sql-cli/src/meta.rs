@@ -71,6 +71,25 @@ pub fn list_tables(shell: &Shell) -> Result<String, String> {
                 format!("linked ({:?})", l.kind),
             ]);
         }
+        // saved queries: SELECT-type ones are views; action queries are
+        // listed for what they are (`jetsql queries` prints their SQL)
+        for q in db.queries().unwrap_or_default() {
+            if q.hidden {
+                continue;
+            }
+            let kind = if q.kind.is_select_like() {
+                format!("view ({} query)", q.kind)
+            } else {
+                format!("{} query", q.kind)
+            };
+            rows.push(vec![
+                d.name.clone(),
+                q.name.clone(),
+                String::new(),
+                String::new(),
+                kind,
+            ]);
+        }
     }
     if let Some(schema) = shell
         .session
@@ -81,7 +100,13 @@ pub fn list_tables(shell: &Shell) -> Result<String, String> {
         let jet: Vec<String> = shell
             .dbs
             .first()
-            .map(|d| d.db().map(|db| db.table_names()))
+            .map(|d| {
+                d.db().map(|db| {
+                    let mut names = db.table_names();
+                    names.extend(db.queries().unwrap_or_default().into_iter().map(|q| q.name));
+                    names
+                })
+            })
             .transpose()?
             .unwrap_or_default();
         for name in schema.table_names() {

@@ -186,11 +186,15 @@ fn describe_lists_tables_columns_indexes_and_keys() {
         .assert()
         .success()
         .stdout(
-            contains("| database | table         | columns | indexes | kind  |")
+            contains("| database | table                           | columns | indexes | kind")
                 .and(contains(
-                    "| nwind    | Order Details | 5       | 5       | table |",
+                    "| nwind    | Order Details                   | 5       | 5       | table ",
                 ))
-                .and(contains("| nwind    | Umsätze")),
+                .and(contains("| nwind    | Umsätze"))
+                .and(contains(
+                    "| nwind    | Order Subtotals                 |         |         | view (select query)",
+                ))
+                .and(contains("(session)").not()),
         );
     let out = jetsql()
         .arg(&db)

@@ -54,8 +54,12 @@ fn multi_line_describe_history_and_ctrl_c() {
     s.expect("nwind> ").unwrap();
 
     s.send("\\d\r").unwrap();
-    s.expect("| nwind    | Order Details | 5       | 5       | table |")
+    s.expect("| nwind    | Order Details                   | 5       | 5       | table ")
         .unwrap();
+    s.expect(
+        "| nwind    | Order Subtotals                 |         |         | view (select query)",
+    )
+    .unwrap();
     s.expect("nwind> ").unwrap();
 
     // Up twice recalls the two-line statement; Enter runs it again.
