@@ -215,8 +215,6 @@ pub(crate) struct SeekPlan {
     /// Key ranges sorted by lower bound, without duplicates; empty when no
     /// key can match.
     pub ranges: Vec<KeyRange>,
-    /// The conjuncts the seek stands for.
-    pub pushed: Vec<Expr>,
 }
 
 /// More values than this in an `IN` list are labelled by their count.
@@ -299,7 +297,6 @@ pub(crate) fn seek_plan(
         index: idx,
         label,
         ranges,
-        pushed: pushed.iter().map(|(f, _)| (*f).clone()).collect(),
     }))
 }
 
@@ -487,32 +484,21 @@ impl TableProvider for JetTable {
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let version = self.db.version();
-        let Some(seek) = seek_plan(&self.table, version, self.options.pushdown, filters)? else {
-            let partitions = state.config().target_partitions();
-            return Ok(Arc::new(
-                JetScanExec::try_new(
-                    self.table.clone(),
-                    self.db.clone(),
-                    projection.cloned(),
-                    limit,
-                    partitions,
-                    self.options.batch_size,
-                )?
-                .with_index_plans(self.options.pushdown),
-            ));
-        };
-        let name = crate::ordered::index_name(&self.table, seek.index);
-        // the seek decodes the projected columns plus those the re-checked
-        // predicate reads, filters, then returns the projected ones
-        let predicate = conjunction(seek.pushed).ok_or_else(|| {
-            datafusion::error::DataFusionError::Internal("a seek without filters".into())
-        })?;
+        let seek = seek_plan(&self.table, version, self.options.pushdown, filters)?;
+        // Every filter DataFusion handed over is applied here: it was
+        // accepted as Exact (seekable when offered), but the optimizer may
+        // since have rewritten it (`Y IN (false)` becomes `NOT Y`) into a
+        // form no seek reads; dropping it would answer for the whole table.
+        let predicate = conjunction(filters.iter().cloned());
         let full = self.table.schema();
-        let (decoded, output) = match projection {
-            None => (None, (0..full.fields().len()).collect::<Vec<_>>()),
-            Some(p) => {
+        // the plan decodes the projected columns plus those the predicate
+        // reads, filters, then returns the projected ones
+        let (decoded, output) = match (projection, &predicate) {
+            (None, _) => (None, (0..full.fields().len()).collect::<Vec<_>>()),
+            (Some(p), None) => (Some(p.clone()), (0..p.len()).collect()),
+            (Some(p), Some(pred)) => {
                 let mut cols: Vec<usize> = p.clone();
-                for c in predicate.column_refs() {
+                for c in pred.column_refs() {
                     cols.push(full.index_of(&c.name)?);
                 }
                 cols.sort_unstable();
@@ -524,15 +510,51 @@ impl TableProvider for JetTable {
                 (Some(cols), output)
             }
         };
-        let decoded_schema = self
-            .table
-            .projected_schema(decoded.as_deref())
-            .map_err(crate::to_df)?;
-        let df_schema = DFSchema::try_from(decoded_schema.as_ref().clone())?;
-        let recheck = Recheck {
-            predicate: state.create_physical_expr(predicate, &df_schema)?,
-            output,
+        let recheck = match &predicate {
+            None => None,
+            Some(pred) => {
+                let decoded_schema = self
+                    .table
+                    .projected_schema(decoded.as_deref())
+                    .map_err(crate::to_df)?;
+                let df_schema = DFSchema::try_from(decoded_schema.as_ref().clone())?;
+                Some(Recheck {
+                    predicate: state.create_physical_expr(pred.clone(), &df_schema)?,
+                    output,
+                })
+            }
         };
+        let Some(seek) = seek else {
+            let partitions = state.config().target_partitions();
+            let Some(recheck) = recheck else {
+                return Ok(Arc::new(
+                    JetScanExec::try_new(
+                        self.table.clone(),
+                        self.db.clone(),
+                        projection.cloned(),
+                        limit,
+                        partitions,
+                        self.options.batch_size,
+                    )?
+                    .with_index_plans(self.options.pushdown),
+                ));
+            };
+            // filters to apply without a seek: scan (no limit: it would
+            // cut rows before the filter), filter, project
+            let scan: Arc<dyn ExecutionPlan> = Arc::new(JetScanExec::try_new(
+                self.table.clone(),
+                self.db.clone(),
+                decoded,
+                None,
+                partitions,
+                self.options.batch_size,
+            )?);
+            return filtered(recheck, scan);
+        };
+        let name = crate::ordered::index_name(&self.table, seek.index);
+        let recheck = recheck.ok_or_else(|| {
+            datafusion::error::DataFusionError::Internal("a seek without filters".into())
+        })?;
         if seek.ranges.is_empty() {
             return Ok(Arc::new(datafusion::physical_plan::empty::EmptyExec::new(
                 self.table
@@ -556,4 +578,30 @@ impl TableProvider for JetTable {
             .with_recheck(recheck)?,
         ))
     }
+}
+
+/// `input` (the decoded columns) filtered by `recheck`'s predicate, then
+/// cut to its output columns.
+fn filtered(recheck: Recheck, input: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionPlan>> {
+    use datafusion::physical_expr::PhysicalExpr;
+    let filtered: Arc<dyn ExecutionPlan> = Arc::new(
+        datafusion::physical_plan::filter::FilterExec::try_new(recheck.predicate, input)?,
+    );
+    let schema = filtered.schema();
+    let exprs: Vec<(Arc<dyn PhysicalExpr>, String)> = recheck
+        .output
+        .iter()
+        .map(|&i| {
+            let name = schema.field(i).name().clone();
+            (
+                Arc::new(datafusion::physical_expr::expressions::Column::new(
+                    &name, i,
+                )) as _,
+                name,
+            )
+        })
+        .collect();
+    Ok(Arc::new(
+        datafusion::physical_plan::projection::ProjectionExec::try_new(exprs, filtered)?,
+    ))
 }

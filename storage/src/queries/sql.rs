@@ -611,33 +611,6 @@ fn remote_to(out: &mut String, path: Option<&str>, kind: Option<&str>) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn identifiers_are_bracketed_per_part() {
-        let q = |s: &str, id: bool| {
-            let mut o = String::new();
-            optional_quoted_to(&mut o, s, id);
-            o
-        };
-        assert_eq!(q("Table1", true), "Table1");
-        assert_eq!(q("Order Details", true), "[Order Details]");
-        assert_eq!(q("a b.c", true), "[a b].c");
-        assert_eq!(q("Some.Alias", false), "[Some.Alias]");
-        assert_eq!(q("[x y]", false), "[x y]");
-        assert_eq!(q("a.", true), "a");
-        assert_eq!(q(".", true), "");
-        assert_eq!(q("", true), "");
-    }
-
-    #[test]
-    fn union_parts_are_cleaned() {
-        assert_eq!(clean_union_part("  a\r\nb\r\n\r\nc\r\n\0"), "a\nb\nc");
-    }
-}
-
 /// A parameter's name as Access's SQL view writes it: in brackets when it
 /// is not a plain name (`[Beginning Date]`), a form reference part by part
 /// (`Forms![Sales by Year Dialog]!BeginningDate`); a name stored with its
@@ -663,4 +636,31 @@ fn parameter_name(name: &str) -> String {
             .join("!");
     }
     format!("[{name}]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_bracketed_per_part() {
+        let q = |s: &str, id: bool| {
+            let mut o = String::new();
+            optional_quoted_to(&mut o, s, id);
+            o
+        };
+        assert_eq!(q("Table1", true), "Table1");
+        assert_eq!(q("Order Details", true), "[Order Details]");
+        assert_eq!(q("a b.c", true), "[a b].c");
+        assert_eq!(q("Some.Alias", false), "[Some.Alias]");
+        assert_eq!(q("[x y]", false), "[x y]");
+        assert_eq!(q("a.", true), "a");
+        assert_eq!(q(".", true), "");
+        assert_eq!(q("", true), "");
+    }
+
+    #[test]
+    fn union_parts_are_cleaned() {
+        assert_eq!(clean_union_part("  a\r\nb\r\n\r\nc\r\n\0"), "a\nb\nc");
+    }
 }
