@@ -19,6 +19,11 @@ use std::fmt;
 use std::ops::{Bound, Range};
 use std::sync::Arc;
 
+/// An encoded key range: lower and upper bounds of first-column prefixes.
+pub type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+/// A borrowed [`KeyRange`].
+pub type KeyRangeRef<'a> = (&'a Bound<Vec<u8>>, &'a Bound<Vec<u8>>);
+
 fn properties(schema: SchemaRef, partitions: usize) -> Arc<PlanProperties> {
     Arc::new(PlanProperties::new(
         EquivalenceProperties::new(schema),
@@ -245,7 +250,7 @@ pub struct IndexSeekExec {
     /// Human-readable range, for EXPLAIN.
     range: String,
     /// Key ranges, sorted by lower bound.
-    ranges: Vec<(Bound<Vec<u8>>, Bound<Vec<u8>>)>,
+    ranges: Vec<KeyRange>,
     projection: Option<Vec<usize>>,
     batch_size: usize,
     /// The filter this seek re-checks itself (over the decoded columns) and
@@ -280,7 +285,7 @@ impl IndexSeekExec {
         index: usize,
         index_name: String,
         range: String,
-        ranges: Vec<(Bound<Vec<u8>>, Bound<Vec<u8>>)>,
+        ranges: Vec<KeyRange>,
         projection: Option<Vec<usize>>,
         batch_size: usize,
     ) -> Result<Self> {
@@ -381,7 +386,7 @@ impl IndexSeekExec {
 
     /// The encoded key bounds (first-column prefixes) when the seek has
     /// exactly one range.
-    pub fn single_range(&self) -> Option<(&Bound<Vec<u8>>, &Bound<Vec<u8>>)> {
+    pub fn single_range(&self) -> Option<KeyRangeRef<'_>> {
         match self.ranges.as_slice() {
             [(lower, upper)] => Some((lower, upper)),
             _ => None,
@@ -389,7 +394,7 @@ impl IndexSeekExec {
     }
 
     /// The encoded key ranges, sorted by lower bound.
-    pub fn ranges(&self) -> &[(Bound<Vec<u8>>, Bound<Vec<u8>>)] {
+    pub fn ranges(&self) -> &[KeyRange] {
         &self.ranges
     }
 

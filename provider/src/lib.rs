@@ -39,7 +39,7 @@ mod walk;
 pub use access::SqlDialect;
 pub use catalog::{JetCatalogProvider, JetSchemaProvider, register_jet, register_jet_tables};
 pub use dml::{DmlKind, JetDmlExec, JetHandle, JetSink};
-pub use exec::{IndexSeekExec, JetScanExec, Recheck};
+pub use exec::{IndexSeekExec, JetScanExec, KeyRange, KeyRangeRef, Recheck};
 pub use literals::{FloatDecimalComparison, analyzer_rules};
 pub use ordered::{IndexMinMaxExec, IndexOrderExec};
 pub use rules::{

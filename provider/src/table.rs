@@ -201,7 +201,7 @@ pub(crate) fn seekable(
 }
 
 /// Encoded key bounds of one range of a seek.
-pub(crate) type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+pub(crate) use crate::exec::KeyRange;
 
 /// How the read side finds the rows of a set of filter conjuncts through
 /// one index: the index, its key ranges (together a superset of the

@@ -344,7 +344,7 @@ fn multi_range_seek_equals_one_seek_per_range() {
             (30, 50),
             (5, 300_000_000),
         ] {
-            let mut ranges: Vec<(Bound<Vec<u8>>, Bound<Vec<u8>>)> = (0..count)
+            let mut ranges: Vec<jet_provider::KeyRange> = (0..count)
                 .filter_map(|_| {
                     let lo = rng.below(span as u64) as i64 - if index == 1 { span / 2 } else { 0 };
                     let (a, b) = (KeyValue::Int(lo), KeyValue::Int(lo + width - 1));

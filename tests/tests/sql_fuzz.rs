@@ -414,7 +414,7 @@ fn sql_fuzz_never_panics_hangs_or_writes() {
     let original = std::fs::read(&db).unwrap();
     let seeds = seed_statements();
     assert!(seeds.len() > 100, "only {} seed statements", seeds.len());
-    let seed = env_u64("JET_SQL_FUZZ_SEED").unwrap_or(0x5eed_17);
+    let seed = env_u64("JET_SQL_FUZZ_SEED").unwrap_or(0x005e_ed17);
     let per_dialect = env_u64("JET_SQL_FUZZ_N").unwrap_or(1200) as usize;
     let budget = env_u64("JET_SQL_FUZZ_SECS").map(Duration::from_secs);
     let start = Instant::now();
@@ -453,7 +453,7 @@ fn sql_fuzz_never_panics_hangs_or_writes() {
         if !more {
             break;
         }
-        let dialect = if i % 2 == 0 {
+        let dialect = if i.is_multiple_of(2) {
             SqlDialect::Access
         } else {
             SqlDialect::DataFusion

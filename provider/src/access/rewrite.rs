@@ -8,6 +8,7 @@
 //! - `Yes`, `No`, `On`, `Off` (unquoted) are True and False.
 //! - Any other name that resolves to nothing is a parameter (`[Enter a
 //!   date]`): its bound value, or an error naming every unbound one.
+//!
 //! These three apply only when every table of the statement is known
 //! (not for files or table functions, whose columns are not).
 

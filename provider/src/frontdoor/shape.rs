@@ -85,11 +85,10 @@ pub fn measure(sql: &str) -> Vec<Shape> {
                 levels.push(0);
                 cur.nesting = cur.nesting.max(levels.len() - 1);
             }
-            b')' => {
-                if levels.len() > 1 {
-                    levels.pop();
-                }
+            b')' if levels.len() > 1 => {
+                levels.pop();
             }
+            b')' => {}
             b',' => {
                 if let Some(top) = levels.last_mut() {
                     *top = 0;
