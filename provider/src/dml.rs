@@ -126,7 +126,7 @@ impl JetHandle {
     fn writable_path(&self) -> Result<&PathBuf> {
         if !self.options.writable {
             return Err(err(
-                "the database is open read-only; register it with JetOptions::writable (jetsql --write) to change it",
+                "the database is open read-only; open it for writing (jetsql --write) to change it",
             ));
         }
         self.path

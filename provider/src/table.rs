@@ -98,7 +98,7 @@ impl JetTable {
         match &self.handle {
             Some(h) if h.options().writable => Ok(h.clone()),
             _ => Err(datafusion::error::DataFusionError::Plan(format!(
-                "table {:?} is read-only: the database was registered without JetOptions::writable (jetsql --write)",
+                "table {:?} is read-only: the database is open for reading only (open it for writing: jetsql --write, or writable in the library's options)",
                 self.table.name()
             ))),
         }

@@ -32,6 +32,10 @@ pub const MAX_VIEW_DEPTH: usize = 32;
 pub struct ViewPlanner {
     state: Weak<RwLock<SessionState>>,
     params: Arc<Mutex<Params>>,
+    /// The catalog the database is registered as: bare table names in its
+    /// queries mean its tables, whichever database answers to bare names
+    /// in the session.
+    catalog: String,
     /// The queries being planned now, outermost first (a query naming
     /// itself, directly or through others, is refused).
     planning: Mutex<Vec<String>>,
@@ -51,12 +55,18 @@ impl Drop for Planning<'_> {
 }
 
 impl ViewPlanner {
-    /// A planner over the session state behind `state`, binding parameters
-    /// from `params` (the session's `\param` values).
-    pub fn new(state: Weak<RwLock<SessionState>>, params: Arc<Mutex<Params>>) -> Self {
+    /// A planner over the session state behind `state` for the queries of
+    /// the database registered as `catalog`, binding parameters from
+    /// `params` (the session's `\param` values).
+    pub fn new(
+        state: Weak<RwLock<SessionState>>,
+        params: Arc<Mutex<Params>>,
+        catalog: &str,
+    ) -> Self {
         ViewPlanner {
             state,
             params,
+            catalog: catalog.to_string(),
             planning: Mutex::new(Vec::new()),
         }
     }
@@ -80,7 +90,11 @@ impl ViewPlanner {
             .state
             .upgrade()
             .ok_or_else(|| DataFusionError::Plan("the session has ended".into()))?;
-        let state = state.read().clone();
+        let mut state = state.read().clone();
+        // the query's bare names are its own database's tables
+        let options = state.config_mut().options_mut();
+        options.catalog.default_catalog = self.catalog.clone();
+        options.catalog.default_schema = "public".to_string();
         let ctx = SessionContext::new_with_state(state);
         let params = self
             .params
@@ -180,7 +194,7 @@ impl TableProvider for UnrunnableQuery {
 
 /// A planning error's own words, without DataFusion's "Error during
 /// planning: " prefix (the message is wrapped in another).
-fn reason_of(e: &DataFusionError) -> String {
+pub(crate) fn reason_of(e: &DataFusionError) -> String {
     match e {
         DataFusionError::Plan(m) => m.clone(),
         DataFusionError::Context(_, inner) => reason_of(inner),

@@ -80,7 +80,7 @@ pub(crate) fn csv_header(schema: &SchemaRef) -> Result<Vec<u8>, ArrowError> {
 /// An error that may cross the scan's threads.
 type SendError = Box<dyn std::error::Error + Send + Sync>;
 
-enum Writer {
+pub(crate) enum Writer {
     Parquet(ArrowWriter<BufWriter<File>>),
     Arrow(datafusion::arrow::ipc::writer::FileWriter<BufWriter<File>>),
     /// CSV lines already formatted (the header written at creation).
@@ -88,13 +88,18 @@ enum Writer {
 }
 
 /// A batch, or its rows already formatted as CSV on a scan worker.
-enum Item {
+pub(crate) enum Item {
     Batch(RecordBatch),
     Csv(Vec<u8>),
 }
 
 impl Writer {
-    fn new(format: ExportFormat, file: File, schema: &SchemaRef) -> Result<Writer, String> {
+    /// A writer of `format` into `file` for batches of `schema`.
+    pub(crate) fn new(
+        format: ExportFormat,
+        file: File,
+        schema: &SchemaRef,
+    ) -> Result<Writer, String> {
         let out = BufWriter::with_capacity(1 << 20, file);
         Ok(match format {
             ExportFormat::Parquet => Writer::Parquet(
@@ -113,7 +118,8 @@ impl Writer {
         })
     }
 
-    fn write(&mut self, item: &Item) -> Result<(), String> {
+    /// Writes one batch (or its CSV lines).
+    pub(crate) fn write(&mut self, item: &Item) -> Result<(), String> {
         match (self, item) {
             (Writer::Parquet(w), Item::Batch(b)) => w.write(b).map_err(|e| e.to_string()),
             (Writer::Arrow(w), Item::Batch(b)) => w.write(b).map_err(|e| e.to_string()),
@@ -126,7 +132,8 @@ impl Writer {
         }
     }
 
-    fn finish(self) -> Result<(), String> {
+    /// Ends the file and flushes it to disk.
+    pub(crate) fn finish(self) -> Result<(), String> {
         let flush = |mut w: BufWriter<File>| -> Result<(), String> {
             w.flush().map_err(|e| e.to_string())?;
             w.get_ref().sync_all().map_err(|e| e.to_string())

@@ -8,6 +8,7 @@
 //! `legacy` keeps the storage-level subcommands.
 
 mod export;
+mod export_views;
 mod legacy;
 mod meta;
 mod output;
@@ -34,13 +35,13 @@ Examples:
   jetsql a.mdb b.accdb -c 'SELECT * FROM b.public.t'
   jetsql --write copy.mdb -c \"INSERT INTO t SELECT * FROM 'data.parquet'\"
   jetsql export nwind.mdb --to out/ --format parquet
-With no FILE, jetsql opens the sample database from fixtures/. A file
+With no FILE, jetsql opens the sample database built into it. A file
 named like a subcommand (export, tables, ...) opens as ./NAME.";
 
 #[derive(Parser)]
 #[command(
     name = "jetsql",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (git ", env!("JETSQL_GIT_REV"), ")"),
     about = "SQL shell and batch tool for Microsoft Access (.mdb/.accdb) databases",
     long_about = "SQL shell and batch tool for Microsoft Access (.mdb/.accdb) databases.\n\n\
         Each FILE is registered as a catalog named after its stem (tables as \
@@ -91,7 +92,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Write every user table to DIR, one file each (NAME.parquet, .arrow or .csv).
+    /// Write every user table to DIR, one file each (NAME.parquet, .arrow or .csv);
+    /// with --views also the saved select queries, run as views.
     Export {
         /// Database file.
         file: PathBuf,
@@ -101,9 +103,16 @@ enum Command {
         /// File format.
         #[arg(long, value_enum, default_value = "parquet")]
         format: export::ExportFormat,
-        /// Only this table (repeatable; names match ignoring case).
+        /// Only this table (repeatable; names match ignoring case; with
+        /// --views also a saved query).
         #[arg(long, value_name = "NAME")]
         table: Vec<String>,
+        /// Also export the saved select, union and crosstab queries, each
+        /// run through the Access dialect; one that cannot run as it stands
+        /// (parameters, untranslated constructs) is reported on standard
+        /// error and skipped.
+        #[arg(long)]
+        views: bool,
         /// Database password (see the main help).
         #[arg(long, value_name = "PASSWORD")]
         password: Option<String>,
@@ -140,11 +149,27 @@ fn main() -> ExitCode {
         .and_then(|cli| run(cli, &matches));
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // the reader of standard output went away (`jetsql … | head`):
+        // what it wanted was written, so this is no failure
+        Err(e) if stdout_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("jetsql: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether an error is a write to a closed pipe (EPIPE), the way a reader
+/// like `head` ends its input.
+fn stdout_closed(e: &str) -> bool {
+    let epipe = std::io::Error::from(std::io::ErrorKind::BrokenPipe).to_string();
+    e.ends_with(&epipe) || e.ends_with("Broken pipe (os error 32)")
+}
+
+/// Writes one line to standard output, an error (a closed pipe) returned.
+fn out_line(line: std::fmt::Arguments) -> Result<(), String> {
+    use std::io::Write;
+    writeln!(std::io::stdout(), "{line}").map_err(|e| e.to_string())
 }
 
 /// After a usage error: if the first argument names a subcommand and a
@@ -186,11 +211,40 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             to,
             format,
             table,
+            views,
             password,
         }) => {
-            let done = export::export(&file, &to, format, &table, &OpenRequest { password })?;
-            for e in done {
-                println!("{}\t{} rows\t{}", e.table, e.rows, e.path.display());
+            let req = OpenRequest { password };
+            let (tables, view_names) = if views {
+                export_views::split_names(&file, &table, &req)?
+            } else {
+                (table.clone(), Vec::new())
+            };
+            // --table naming only views exports no table
+            if table.is_empty() || !tables.is_empty() {
+                for e in export::export(&file, &to, format, &tables, &req)? {
+                    out_line(format_args!(
+                        "{}\t{} rows\t{}",
+                        e.table,
+                        e.rows,
+                        e.path.display()
+                    ))?;
+                }
+            }
+            if views && (table.is_empty() || !view_names.is_empty()) {
+                let (done, skipped) =
+                    export_views::export_views(&file, &to, format, &view_names, &req)?;
+                for e in done {
+                    out_line(format_args!(
+                        "{}\t{} rows\t{}",
+                        e.table,
+                        e.rows,
+                        e.path.display()
+                    ))?;
+                }
+                for s in skipped {
+                    eprintln!("{}\tskipped: {}", s.view, s.reason);
+                }
             }
             return Ok(());
         }
@@ -199,7 +253,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             file,
             discard_journal,
         }) => {
-            println!("{}", recover::run(&file, discard_journal)?);
+            out_line(format_args!("{}", recover::run(&file, discard_journal)?))?;
             return Ok(());
         }
         None => {}

@@ -87,7 +87,7 @@ const KEYWORDS: &[&str] = &[
 ];
 
 /// Meta-commands offered by completion.
-const META: &[&str] = &["\\d", "\\i", "\\timing", "\\format", "\\q", "\\?"];
+const META: &[&str] = &["\\d", "\\dv", "\\i", "\\timing", "\\format", "\\q", "\\?"];
 
 /// The rustyline helper: completion and multi-line validation.
 pub struct SqlHelper {

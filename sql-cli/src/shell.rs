@@ -118,6 +118,12 @@ impl Shell {
         })
     }
 
+    /// Runs `f` to completion on the shell's runtime (for meta-commands
+    /// that ask the catalog).
+    pub fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.runtime.block_on(f)
+    }
+
     /// Runs every complete item of `text`; a trailing statement without
     /// `;` runs too (scripts and `-c` need not end with one). Stops at the
     /// first error.
@@ -152,6 +158,10 @@ impl Shell {
             "q" | "quit" => return Ok(Flow::Quit),
             "?" | "h" | "help" => w(&mut out, meta::HELP.to_string())?,
             "d" | "dt" if arg.is_empty() => w(&mut out, meta::list_tables(self)?)?,
+            "dv" | "dv+" if arg.is_empty() => {
+                w(&mut out, meta::list_queries(self, name == "dv+")?)?
+            }
+            "dv" | "dv+" => w(&mut out, meta::describe_query(self, arg)?)?,
             "d" => w(&mut out, meta::describe(self, arg)?)?,
             "timing" => {
                 self.timing = match arg {

@@ -23,11 +23,21 @@ const Q: &str =
 
 #[test]
 fn version_and_help() {
-    jetsql()
-        .arg("--version")
-        .assert()
-        .success()
-        .stdout(format!("jetsql {}\n", env!("CARGO_PKG_VERSION")));
+    // the git revision, asked of git itself
+    let rev = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or_else(
+            || "unknown".to_string(),
+            |o| String::from_utf8(o.stdout).unwrap().trim().to_string(),
+        );
+    jetsql().arg("--version").assert().success().stdout(format!(
+        "jetsql {} (git {rev})\n",
+        env!("CARGO_PKG_VERSION")
+    ));
     jetsql().arg("--help").assert().success().stdout(
         contains("export")
             .and(contains("-c, --command <SQL>"))
@@ -385,7 +395,19 @@ fn passwords() {
 
 #[test]
 fn no_file_opens_the_bundled_sample() {
-    // The sample is part of the repository (fixtures/sample.accdb).
+    // The sample is built into the binary: a copy of the binary in another
+    // directory, with a temporary directory of its own, still opens it.
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("jetsql");
+    std::fs::copy(env!("CARGO_BIN_EXE_jetsql"), &copy).unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut c = Command::new(&copy);
+    c.env_remove("JETSQL_SAMPLE")
+        .env("TMPDIR", &tmp)
+        .current_dir(dir.path())
+        .args(["-c", "SELECT count(*) FROM customers"]);
+    c.assert().success().stdout("count(*)\n250\n");
     jetsql()
         .args(["-c", "\\d"])
         .assert()
@@ -450,4 +472,132 @@ fn saved_queries_print_and_run() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no saved query of that name"));
+}
+
+#[test]
+fn saved_queries_are_listed_described_and_exported() {
+    let Some(db) = nwind() else { return };
+    // \dv: the visible queries with their kind; \dv+ the hidden ones too
+    let out = jetsql().arg(&db).args(["-c", "\\dv"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Quarterly Orders by Product"), "{text}");
+    assert!(text.contains("crosstab query"), "{text}");
+    assert!(text.contains("[Beginning Date], [Ending Date]"), "{text}");
+    assert!(!text.contains("Orders Qry"), "hidden: {text}");
+    let out = jetsql().arg(&db).args(["-c", "\\dv+"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Orders Qry"), "{text}");
+    // \d QUERY: SQL text and output columns
+    let out = jetsql()
+        .arg(&db)
+        .args(["-c", "\\d [order subtotals]"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("Saved query \"Order Subtotals\" in nwind (select query, runs as view)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  GROUP BY [Order Details].OrderID;"),
+        "{text}"
+    );
+    assert!(text.contains("| Subtotal "), "{text}");
+    // a parameter query's columns wait for its parameters
+    let out = jetsql()
+        .arg(&db)
+        .args(["-c", "\\d \"Employee Sales by Country\""])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("| [Beginning Date] | DateTime |"), "{text}");
+    assert!(text.contains("Columns: unknown:"), "{text}");
+    assert!(text.contains("Beginning Date"), "{text}");
+
+    // export --views: the runnable views as files, the rest reported
+    let dir = tempfile::tempdir().unwrap();
+    let out = jetsql()
+        .args(["export"])
+        .arg(&db)
+        .arg("--to")
+        .arg(dir.path())
+        .args(["--format", "csv", "--views"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(listed.contains("Order Subtotals\t830 rows"), "{listed}");
+    assert!(listed.contains("Orders\t830 rows"), "{listed}");
+    let skipped = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        skipped.contains("Employee Sales by Country\tskipped:")
+            && skipped.contains("[Beginning Date]"),
+        "{skipped}"
+    );
+    let csv = std::fs::read_to_string(dir.path().join("Order Subtotals.csv")).unwrap();
+    assert_eq!(csv.lines().next(), Some("OrderID,Subtotal"));
+    assert_eq!(csv.lines().count(), 1 + 830);
+    // one view by name: no table is written
+    let only = tempfile::tempdir().unwrap();
+    let out = jetsql()
+        .args(["export"])
+        .arg(&db)
+        .arg("--to")
+        .arg(only.path())
+        .args([
+            "--format",
+            "csv",
+            "--views",
+            "--table",
+            "ten most expensive products",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: Vec<_> = std::fs::read_dir(only.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(files, ["Ten Most Expensive Products.csv"]);
+}
+
+/// `jetsql … | head -1`: the reader closes the pipe early; jetsql ends
+/// quietly with status 0 (issue 19).
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    let Some(db) = nwind() else { return };
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_jetsql"))
+        .arg(&db)
+        .args([
+            "-c",
+            "SELECT * FROM [Order Details] a, Shippers b, Shippers c",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("OrderID,"), "{first}");
+    // the reader is gone: 19,395 rows (~1 MB) meet a closed pipe
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert!(out.status.success(), "{:?}", out.status);
 }

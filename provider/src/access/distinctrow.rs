@@ -18,8 +18,8 @@ use crate::table::JetTable;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::ast::{
-    Distinct, Expr, GroupByExpr, ObjectNamePart, Select, SelectItem, SetExpr, Statement,
-    TableFactor, TableWithJoins,
+    Distinct, Expr, GroupByExpr, ObjectNamePart, Select, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, Statement, TableFactor, TableWithJoins,
 };
 use jet_storage::tdef::IndexKind;
 
@@ -63,6 +63,19 @@ pub(crate) async fn apply(s: &mut Statement, ctx: &SessionContext) -> Result<()>
     for item in &sel.projection {
         let e = match item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+            // `Products.*`: that table contributes, every column output
+            SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(n), _) => {
+                let mut r: Vec<String> =
+                    n.0.iter()
+                        .filter_map(ObjectNamePart::as_ident)
+                        .map(|i| i.value.clone())
+                        .collect();
+                r.push(String::new());
+                let i = attribute(&r, &sources)?;
+                contributing[i] = true;
+                output_columns.extend(sources[i].columns.iter().map(|c| (i, c.clone())));
+                continue;
+            }
             SelectItem::QualifiedWildcard(..) | SelectItem::ExprWithAliases { .. } => {
                 return Err(unsupported());
             }

@@ -20,6 +20,7 @@
 //! The names step also runs for the DataFusion dialect: in every jetsql
 //! session table and column names match regardless of case.
 
+pub(crate) mod action;
 pub(crate) mod ast;
 pub(crate) mod crosstab;
 pub mod datelit;
@@ -230,6 +231,9 @@ pub(crate) async fn prepare(
                             crosstab::rewrite(inner, ctx).await?;
                         }
                         select::rewrite(inner, &piece, ctx).await?;
+                        if let Statement::Delete(d) = inner {
+                            action::check_delete_targets(d, &piece.delete_targets)?;
+                        }
                     } else if piece.distinctrow || piece.transform.is_some() {
                         return Err(DataFusionError::Plan(
                             "DISTINCTROW and TRANSFORM apply to SELECT statements only".into(),

@@ -89,8 +89,16 @@ fn pick<'a>(names: impl Iterator<Item = &'a String> + Clone, name: &str) -> Opti
     found.next().is_none().then_some(first)
 }
 
+/// A session configuration extension: the relation pass then writes every
+/// table it resolves with its catalog and schema, so the statement means
+/// the same tables in any session. Set while a saved query of one database
+/// is prepared for a session whose bare names mean another's tables.
+#[derive(Debug, Default)]
+pub(crate) struct QualifyTables;
+
 struct RelationPass<'a> {
     ctx: &'a SessionContext,
+    qualify: bool,
     default_catalog: String,
     default_schema: String,
     ctes: Vec<String>,
@@ -108,8 +116,27 @@ impl RelationPass<'_> {
         Some((c, s, tables))
     }
 
-    /// Resolves a table name in place; returns its reference.
+    /// Resolves a table name in place (written with its catalog and schema
+    /// under [`QualifyTables`]); returns its reference.
     fn resolve(&mut self, name: &mut ObjectName) -> Option<TableReference> {
+        let reference = self.resolve_spelling(name)?;
+        if self.qualify
+            && let TableReference::Full {
+                catalog,
+                schema,
+                table,
+            } = &reference
+        {
+            name.0 = [catalog, schema, table]
+                .into_iter()
+                .map(|p| ObjectNamePart::Identifier(exact(p)))
+                .collect();
+        }
+        Some(reference)
+    }
+
+    /// Resolves a table name in place, as short as it was written.
+    fn resolve_spelling(&mut self, name: &mut ObjectName) -> Option<TableReference> {
         let parts = ident_parts(name)?;
         let (c, s, t) = match parts.as_slice() {
             [t] => {
@@ -284,9 +311,11 @@ impl VisitorMut for RelationPass<'_> {
 /// Pass 1: resolves every table name of `statement` in place and collects
 /// the names the column pass needs.
 pub(crate) fn resolve_relations(statement: &mut Statement, ctx: &SessionContext) -> Relations {
-    let options = ctx.state().config().options().catalog.clone();
+    let state = ctx.state();
+    let options = state.config().options().catalog.clone();
     let mut pass = RelationPass {
         ctx,
+        qualify: state.config().get_extension::<QualifyTables>().is_some(),
         default_catalog: options.default_catalog,
         default_schema: options.default_schema,
         ctes: Vec::new(),

@@ -1,8 +1,9 @@
 //! The clauses of Access SQL that sqlparser has no grammar for, lifted out
 //! before parsing: the text splits into statements at top-level `;`, and
 //! in each statement `PARAMETERS …;` (a leading declaration),
-//! `DISTINCTROW`, `TRANSFORM <aggregate>` (before the SELECT) and `PIVOT
-//! <expr> [IN (…)]` (after it) are replaced by spaces of the same length,
+//! `DISTINCTROW`, `TRANSFORM <aggregate>` (before the SELECT), `PIVOT
+//! <expr> [IN (…)]` (after it) and the target list of `DELETE <targets>
+//! FROM` are replaced by spaces of the same length,
 //! so every position the parser reports is still a position in the text
 //! the user typed. What was lifted is kept with its offset.
 
@@ -22,6 +23,9 @@ pub struct Piece {
     /// `PIVOT`'s text after the keyword (expression and optional IN list)
     /// and its offset in `text`.
     pub pivot: Option<(String, usize)>,
+    /// The target list of `DELETE <targets> FROM …` (`Orders.*`,
+    /// `Table1.col1, Table1.col2`): its top-level items as typed.
+    pub delete_targets: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -229,6 +233,17 @@ fn lift(script: &str, start: usize, end: usize, toks: &[(Tok, usize, usize)]) ->
         }
     }
     if let Some(first) = toks.first()
+        && word_is(script, first, "DELETE")
+        && let Some(second) = toks.get(1)
+        && !word_is(script, second, "FROM")
+        && let Some(from) = top_level_word(script, &toks[1..], "FROM")
+    {
+        let (a, _) = rel(second);
+        let (b, _) = rel(from);
+        piece.delete_targets = split_items(&text[a..b]);
+        blank(&mut text, a, b);
+    }
+    if let Some(first) = toks.first()
         && word_is(script, first, "TRANSFORM")
         && let Some(sel) = toks.iter().position(|t| word_is(script, t, "SELECT"))
     {
@@ -257,6 +272,54 @@ fn lift(script: &str, start: usize, end: usize, toks: &[(Tok, usize, usize)]) ->
     }
     piece.text = text;
     piece
+}
+
+/// The first token of `toks` that is the word `w` outside parentheses.
+fn top_level_word<'a>(
+    script: &str,
+    toks: &'a [(Tok, usize, usize)],
+    w: &str,
+) -> Option<&'a (Tok, usize, usize)> {
+    let mut depth = 0i32;
+    for t in toks {
+        match &script[t.1..t.2] {
+            "(" => depth += 1,
+            ")" => depth -= 1,
+            _ if depth == 0 && word_is(script, t, w) => return Some(t),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The comma-separated items of `text` (commas inside brackets, quotes
+/// and parentheses do not separate), trimmed.
+fn split_items(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '[') => quote = Some(']'),
+            (None, '"' | '\'' | '`') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                out.push(current.trim().to_string());
+                current.clear();
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    if !current.trim().is_empty() {
+        out.push(current.trim().to_string());
+    }
+    out
 }
 
 #[cfg(test)]
@@ -293,6 +356,19 @@ mod tests {
             ]
         );
         assert!(p[0].text.contains("SELECT * FROM t"));
+    }
+
+    #[test]
+    fn delete_targets_are_lifted_in_place() {
+        let sql = "DELETE [Order Details].*, t.[a,b] FROM [Order Details] WHERE x = 1";
+        let p = &split(sql)[0];
+        assert_eq!(p.delete_targets, vec!["[Order Details].*", "t.[a,b]"]);
+        assert_eq!(p.text.len(), sql.len());
+        assert!(p.text.starts_with("DELETE "));
+        assert_eq!(p.text.split_whitespace().nth(1), Some("FROM"));
+        // a plain DELETE FROM has no target list
+        assert!(split("DELETE FROM t")[0].delete_targets.is_empty());
+        assert!(split("DELETE * FROM t")[0].delete_targets == vec!["*"]);
     }
 
     #[test]

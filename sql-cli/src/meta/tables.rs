@@ -1,51 +1,10 @@
-//! Meta-commands that describe the open databases: `\d` and `\d NAME`.
+//! `\d` (every table, linked table and saved query) and `\d TABLE`.
 
+use super::{table, unquote};
 use crate::session::OpenDb;
 use crate::shell::Shell;
-use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
-use datafusion::arrow::datatypes::{DataType, Field, Schema};
-use datafusion::arrow::util::pretty::pretty_format_batches;
 use jet_storage::tdef::{Column, Direction, IndexKind};
 use jet_storage::{JetType, JetVersion, Table};
-use std::sync::Arc;
-
-/// The text `\?` prints.
-pub const HELP: &str = "\
-SQL statements end with ';' and may span lines. Meta-commands:
-  \\d               list the tables of every open database
-  \\d NAME          columns (Jet and Arrow types), indexes and keys of a table
-                   (NAME or db.NAME; quotes optional)
-  \\i FILE          run the statements of a script file
-  \\timing [on|off] show the time each statement takes
-  \\format FMT      output format: table, csv, json or ndjson
-  \\dialect [D]     SQL dialect: access (the default) or datafusion
-  \\param N VALUE   bind parameter [N] of Access SQL (\\param lists, \\param clear)
-  \\q               quit (also Ctrl-D)
-  \\?               this help
-Ctrl-C cancels a running query and keeps the session.
-Export: COPY (SELECT ...) TO 'out.parquet' (or .arrow, .csv).
-";
-
-/// A pretty table of string columns.
-fn table(headers: &[&str], rows: &[Vec<String>]) -> Result<String, String> {
-    let fields: Vec<Field> = headers
-        .iter()
-        .map(|h| Field::new(*h, DataType::Utf8, false))
-        .collect();
-    let columns: Vec<ArrayRef> = (0..headers.len())
-        .map(|i| {
-            Arc::new(StringArray::from_iter_values(
-                rows.iter().map(|r| r.get(i).map_or("", String::as_str)),
-            )) as ArrayRef
-        })
-        .collect();
-    let batch =
-        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(|e| e.to_string())?;
-    pretty_format_batches(&[batch])
-        .map(|t| format!("{t}\n"))
-        .map_err(|e| e.to_string())
-}
-
 /// `\d`: one line per table of every open database, and the tables the
 /// session created.
 pub fn list_tables(shell: &Shell) -> Result<String, String> {
@@ -127,17 +86,6 @@ pub fn list_tables(shell: &Shell) -> Result<String, String> {
     table(&["database", "table", "columns", "indexes", "kind"], &rows)
 }
 
-/// Strips one level of `"…"`, `[…]` or `` `…` `` quoting.
-fn unquote(s: &str) -> &str {
-    let s = s.trim();
-    for (a, b) in [('"', '"'), ('[', ']'), ('`', '`')] {
-        if let Some(inner) = s.strip_prefix(a).and_then(|r| r.strip_suffix(b)) {
-            return inner;
-        }
-    }
-    s
-}
-
 /// Finds `name` (a table, or `db.table`) among the open databases,
 /// exactly first, then ignoring case.
 fn resolve<'a>(dbs: &'a [OpenDb], name: &str) -> Option<(&'a OpenDb, String)> {
@@ -209,10 +157,12 @@ fn column_names(t: &Table, real_index: u32) -> String {
         .join(", ")
 }
 
-/// `\d NAME`: the table's columns, indexes and keys.
+/// `\d NAME`: the table's columns, indexes and keys; for a saved query
+/// its SQL, parameters and columns ([`super::describe_query`]).
 pub fn describe(shell: &Shell, name: &str) -> Result<String, String> {
-    let (d, real_name) = resolve(&shell.dbs, name)
-        .ok_or_else(|| format!("no table {name:?} in the open databases (\\d lists them)"))?;
+    let Some((d, real_name)) = resolve(&shell.dbs, name) else {
+        return super::describe_query(shell, name);
+    };
     let db = d.db()?;
     let t = db
         .table(&real_name)

@@ -10,6 +10,9 @@
 //! refuse to run unless a [`DmlGuard`] installed by this entry point says
 //! what the statement looked like.
 
+mod execute;
+mod kind;
+
 use crate::access::{Params, SqlDialect};
 use crate::catalog::JetCatalogProvider;
 use crate::dml::JetHandle;
@@ -25,12 +28,9 @@ use datafusion::logical_expr::Expr;
 use datafusion::logical_expr::{EmptyRelation, LogicalPlan};
 use datafusion::prelude::{DataFrame, SessionContext};
 use datafusion::sql::parser::Statement as DFStatement;
-use datafusion::sql::sqlparser::ast::{
-    CreateTable, Expr as SqlExpr, ObjectName, ObjectType, Statement as SqlStatement,
-    visit_expressions,
-};
+use datafusion::sql::sqlparser::ast::{CreateTable, ObjectName, Statement as SqlStatement};
 use jet_storage::{Database, OpenOptions};
-use std::ops::ControlFlow;
+use kind::{Kind, classify};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -84,16 +84,6 @@ pub(crate) fn check_filters(
     }
 }
 
-fn has_subquery(e: &SqlExpr) -> bool {
-    let r = visit_expressions(e, |x| match x {
-        SqlExpr::Subquery(_) | SqlExpr::InSubquery { .. } | SqlExpr::Exists { .. } => {
-            ControlFlow::Break(())
-        }
-        _ => ControlFlow::Continue(()),
-    });
-    r.is_break()
-}
-
 /// Whether a statement writes or names files (`COPY … TO`, `CREATE
 /// EXTERNAL TABLE`, either under `EXPLAIN`).
 fn touches_files(s: &DFStatement) -> bool {
@@ -114,110 +104,6 @@ fn file_checks(s: &mut DFStatement, protected: &[std::path::PathBuf]) -> Result<
         DFStatement::Explain(e) => file_checks(&mut e.statement, protected),
         _ => Ok(()),
     }
-}
-
-/// What the statement is, as far as this entry point cares.
-enum Kind {
-    Begin,
-    Commit,
-    Rollback,
-    /// DELETE / UPDATE (possibly under EXPLAIN): whether it has a WHERE.
-    Dml(bool),
-    /// `DROP TABLE names` (with IF EXISTS).
-    DropTable(Vec<String>, bool),
-    /// `CREATE TABLE` (column list or `AS SELECT`).
-    CreateTable(Box<CreateTable>),
-    /// `CREATE INDEX name ON table (…)`: the table's name.
-    CreateIndex(ObjectName),
-    /// `INSERT` (possibly under EXPLAIN).
-    Insert,
-    Other,
-}
-
-impl Kind {
-    /// Whether the statement may change a database: it then runs under
-    /// the writer locks of every writable database ([`JetSession`]).
-    fn writes(&self) -> bool {
-        matches!(
-            self,
-            Kind::Dml(_) | Kind::Insert | Kind::DropTable(..) | Kind::CreateTable(_)
-        )
-    }
-}
-
-fn classify(s: &DFStatement) -> Result<Kind> {
-    match s {
-        DFStatement::Explain(e) => explained(classify(&e.statement)?),
-        DFStatement::Statement(s) => classify_sql(s),
-        _ => Ok(Kind::Other),
-    }
-}
-
-/// Under `EXPLAIN`, only statements DataFusion plans (DELETE / UPDATE
-/// plans never write while planning) go on; the statements this entry
-/// point carries out itself would run, so they are refused.
-fn explained(k: Kind) -> Result<Kind> {
-    match k {
-        Kind::Dml(_) | Kind::Insert | Kind::Other => Ok(k),
-        _ => Err(refuse(
-            "EXPLAIN of BEGIN/COMMIT/ROLLBACK, CREATE TABLE, CREATE INDEX or DROP TABLE is not supported; nothing changed",
-        )),
-    }
-}
-
-fn classify_sql(s: &SqlStatement) -> Result<Kind> {
-    Ok(match s {
-        SqlStatement::StartTransaction { .. } => Kind::Begin,
-        SqlStatement::Commit { .. } => Kind::Commit,
-        SqlStatement::Rollback {
-            savepoint: None, ..
-        } => Kind::Rollback,
-        SqlStatement::Rollback { .. } => {
-            return Err(refuse("ROLLBACK TO SAVEPOINT is not supported"));
-        }
-        SqlStatement::Explain { statement, .. } => explained(classify_sql(statement)?)?,
-        SqlStatement::Delete(d) => {
-            if d.limit.is_some() {
-                return Err(refuse(
-                    "DELETE … LIMIT is not supported (DataFusion 55 ignores the LIMIT, upstream issue 24998); no row changed",
-                ));
-            }
-            if d.selection.as_ref().is_some_and(has_subquery) {
-                return Err(refuse(
-                    "DELETE with a subquery or EXISTS in its WHERE clause is not supported \
-                     (DataFusion 55 would not pass the condition to the table, upstream issue 24654); no row changed",
-                ));
-            }
-            Kind::Dml(d.selection.is_some())
-        }
-        SqlStatement::Update(u) => {
-            if u.from.is_some() {
-                return Err(refuse(
-                    "UPDATE … FROM is not supported (upstream issue 19950); no row changed",
-                ));
-            }
-            if u.limit.is_some() {
-                return Err(refuse("UPDATE … LIMIT is not supported; no row changed"));
-            }
-            if u.selection.as_ref().is_some_and(has_subquery) {
-                return Err(refuse(
-                    "UPDATE with a subquery or EXISTS in its WHERE clause is not supported \
-                     (DataFusion 55 would not pass the condition to the table, upstream issue 24654); no row changed",
-                ));
-            }
-            Kind::Dml(u.selection.is_some())
-        }
-        SqlStatement::Drop {
-            object_type: ObjectType::Table,
-            if_exists,
-            names,
-            ..
-        } => Kind::DropTable(names.iter().map(|n| n.to_string()).collect(), *if_exists),
-        SqlStatement::CreateTable(ct) => Kind::CreateTable(Box::new(ct.clone())),
-        SqlStatement::CreateIndex(ci) => Kind::CreateIndex(ci.table_name.clone()),
-        SqlStatement::Insert(_) => Kind::Insert,
-        _ => Kind::Other,
-    })
 }
 
 /// A DataFusion session with Jet databases registered, and the statement
@@ -314,6 +200,7 @@ impl JetSession {
             .set_view_planner(Arc::new(crate::views::ViewPlanner::new(
                 self.ctx.state_weak_ref(),
                 self.params.clone(),
+                name,
             )));
         self.ctx.register_catalog(name, catalog.clone());
         if default_schema {
@@ -369,7 +256,7 @@ impl JetSession {
         crate::frontdoor::catch_panic(async {
             let mut last = Vec::new();
             for s in self.parse(sql).await? {
-                last = self.statement(s).await?;
+                last = self.statement(s, self.dialect()).await?;
             }
             Ok(last)
         })
@@ -393,13 +280,16 @@ impl JetSession {
             return Ok(self.empty_frame());
         };
         for s in statements {
-            self.statement(s).await?;
+            self.statement(s, self.dialect()).await?;
         }
         if matches!(classify(&last)?, Kind::Other) {
-            let plan = self.planning_state()?.statement_to_plan(last).await?;
+            let plan = self
+                .planning_state(self.dialect())?
+                .statement_to_plan(last)
+                .await?;
             return self.ctx.execute_logical_plan(plan).await;
         }
-        let batches = self.statement(last).await?;
+        let batches = self.statement(last, self.dialect()).await?;
         if batches.is_empty() {
             return Ok(self.empty_frame());
         }
@@ -460,8 +350,8 @@ impl JetSession {
 
     /// The state statements are planned in: the context's, plus the Access
     /// operators and functions in the Access dialect.
-    fn planning_state(&self) -> Result<SessionState> {
-        match self.dialect() {
+    fn planning_state(&self, dialect: SqlDialect) -> Result<SessionState> {
+        match dialect {
             SqlDialect::Access => {
                 let mut cached = self
                     .access_state
@@ -514,7 +404,9 @@ impl JetSession {
     /// Runs one statement; one that writes runs holding the writer lock of
     /// every writable database (taken before planning, so everything it
     /// reads is the image it changes: writers are serializable).
-    async fn statement(&self, s: DFStatement) -> Result<Vec<RecordBatch>> {
+    /// Statements prepared in the Access dialect are planned in the Access
+    /// state (`dialect`), whatever the session's dialect.
+    async fn statement(&self, s: DFStatement, dialect: SqlDialect) -> Result<Vec<RecordBatch>> {
         if matches!(&s, DFStatement::Statement(st) if matches!(st.as_ref(), SqlStatement::Set(_)))
             && let Ok(mut cached) = self.access_state.lock()
         {
@@ -522,8 +414,15 @@ impl JetSession {
             *cached = None;
         }
         let kind = classify(&s)?;
+        if let Kind::Execute(name, args) = &kind {
+            if let Some(found) = self.find_saved_query(name)? {
+                return Box::pin(self.execute_saved(found, args)).await;
+            }
+            // not a saved query: DataFusion's prepared statement
+            return self.dispatch(Kind::Other, s, dialect).await;
+        }
         if !kind.writes() {
-            return self.dispatch(kind, s).await;
+            return self.dispatch(kind, s, dialect).await;
         }
         let mut held: Vec<Arc<JetHandle>> = Vec::new();
         for h in self.writable() {
@@ -538,20 +437,25 @@ impl JetSession {
             }
             held.push(h);
         }
-        let out = self.dispatch(kind, s).await;
+        let out = self.dispatch(kind, s, dialect).await;
         for h in &held {
             h.unlock_statement();
         }
         out
     }
 
-    async fn dispatch(&self, kind: Kind, s: DFStatement) -> Result<Vec<RecordBatch>> {
+    async fn dispatch(
+        &self,
+        kind: Kind,
+        s: DFStatement,
+        dialect: SqlDialect,
+    ) -> Result<Vec<RecordBatch>> {
         match kind {
             Kind::Begin => {
                 let hs = self.writable();
                 if hs.is_empty() {
                     return Err(refuse(
-                        "BEGIN: no database is registered writable (JetOptions::writable, jetsql --write)",
+                        "BEGIN: no database is open for writing (jetsql --write)",
                     ));
                 }
                 for (i, h) in hs.iter().enumerate() {
@@ -595,9 +499,10 @@ impl JetSession {
             Kind::DropTable(names, if_exists) => self.drop_tables(&names, if_exists).await,
             Kind::CreateTable(ct) => match self.create_target(&ct.name)? {
                 Some((handle, catalog, table)) => {
-                    self.create_table(&handle, &catalog, &table, &ct).await
+                    self.create_table(&handle, &catalog, &table, &ct, dialect)
+                        .await
                 }
-                None => self.run(s).await,
+                None => self.run(s, dialect).await,
             },
             Kind::CreateIndex(table) => {
                 if let (Some(_), real) = self.resolve_jet_table(&table.to_string())? {
@@ -606,20 +511,20 @@ impl JetSession {
                          by the writer yet; declare indexes in CREATE TABLE (PRIMARY KEY, UNIQUE); nothing changed"
                     )));
                 }
-                self.run(s).await
+                self.run(s, dialect).await
             }
             Kind::Dml(has_where) => {
                 self.guard.set(Some(has_where));
-                let out = self.run(s).await;
+                let out = self.run(s, dialect).await;
                 self.guard.set(None);
                 out
             }
-            Kind::Insert | Kind::Other => self.run(s).await,
+            Kind::Insert | Kind::Other | Kind::Execute(..) => self.run(s, dialect).await,
         }
     }
 
-    async fn run(&self, s: DFStatement) -> Result<Vec<RecordBatch>> {
-        let plan = self.planning_state()?.statement_to_plan(s).await?;
+    async fn run(&self, s: DFStatement, dialect: SqlDialect) -> Result<Vec<RecordBatch>> {
+        let plan = self.planning_state(dialect)?.statement_to_plan(s).await?;
         self.ctx.execute_logical_plan(plan).await?.collect().await
     }
 
@@ -670,7 +575,7 @@ impl JetSession {
             }
             return Err(refuse(format!(
                 "CREATE TABLE {table:?}: database {catalog:?} is open read-only \
-                 (JetOptions::writable, jetsql --write); nothing changed"
+                 (open it for writing: jetsql --write); nothing changed"
             )));
         }
         Ok(Some((handle, catalog, table)))
@@ -685,6 +590,7 @@ impl JetSession {
         catalog: &str,
         table: &str,
         ct: &CreateTable,
+        dialect: SqlDialect,
     ) -> Result<Vec<RecordBatch>> {
         if ct.or_replace || ct.temporary || ct.external || ct.like.is_some() || ct.clone.is_some() {
             return Err(refuse(format!(
@@ -718,7 +624,7 @@ impl JetSession {
             )));
         }
         let plan = self
-            .planning_state()?
+            .planning_state(dialect)?
             .statement_to_plan(DFStatement::Statement(Box::new(SqlStatement::Query(
                 query.clone(),
             ))))
