@@ -26,6 +26,7 @@
 //! panic, an endless loop, or an allocation larger than the file justifies.
 
 pub mod catalog;
+pub mod crypt;
 pub mod data_page;
 pub mod database;
 pub mod decode;
@@ -50,8 +51,9 @@ pub mod values;
 pub mod write;
 
 pub use catalog::{CatalogEntry, ObjectKind};
+pub use crypt::{Password, Protection, Scheme as ProtectionScheme};
 pub use database::{Backend, Database, OpenOptions, Table};
-pub use error::{Error, FormatError, JournalError, Result, SchemaError};
+pub use error::{CryptError, Error, FormatError, JournalError, Result, SchemaError};
 pub use format::JetVersion;
 pub use image::{CommitTarget, ImageChanges, MemImage, PageStore};
 pub use queries::{QueryError, QueryKind, QueryRow, SavedQuery};

@@ -71,6 +71,12 @@ impl<T: WriteTarget> Writer<T> {
         if h.db_key != 0 {
             return Err(crate::error::FormatError::Encrypted("writing encoded databases").into());
         }
+        if h.msisam {
+            return Err(crate::error::FormatError::Encrypted(
+                "writing Microsoft Money (MSISAM) files",
+            )
+            .into());
+        }
         Ok(Writer {
             target,
             version: h.version,
