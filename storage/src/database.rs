@@ -3,7 +3,7 @@
 use crate::catalog::{
     CatalogEntry, ObjectKind, TYPE_LINKED, TYPE_LINKED_ODBC, TYPE_QUERY, TYPE_TABLE,
 };
-use crate::crypt::{CipherPageSource, HeaderFacts, PageCipher, Password, Protection};
+use crate::crypt::{CipherPageSource, HeaderFacts, PageCipher, Password, Protection, Unlocked};
 use crate::error::{Error, FormatError, Result, SchemaError};
 use crate::format::{JetVersion, header};
 use crate::page::{FilePageSource, MemPageSource, MmapPageSource, PageSource, rc4_apply};
@@ -109,6 +109,27 @@ pub fn read_header(page0: &[u8]) -> Result<HeaderInfo, FormatError> {
         db_key,
         msisam,
     })
+}
+
+/// Decides the protection of a file from its page 0 (as stored) and checks
+/// `password` against it (see [`crate::crypt::unlock`]).
+pub(crate) fn unlock_page0(
+    page0: &[u8],
+    header: &HeaderInfo,
+    password: Option<&Password>,
+) -> Result<Unlocked, crate::error::CryptError> {
+    let unmasked = unmasked_header(page0, header.version);
+    crate::crypt::unlock(
+        &HeaderFacts {
+            raw: page0,
+            unmasked: &unmasked,
+            version: header.version,
+            msisam: header.msisam,
+            db_key: header.db_key,
+            encoding: text::encoding_for_code_page(header.code_page),
+        },
+        password,
+    )
 }
 
 /// Page 0 with its RC4-masked header region decoded (the rest as it is).
@@ -262,21 +283,29 @@ impl Database {
         lock: Option<crate::journal::lock::FileLock>,
         password: Option<&Password>,
     ) -> Result<Database> {
-        let encoding = text::encoding_for_code_page(header.code_page);
         // the password is checked against page 0 before any other page is read
-        let raw0 = src.read_page(0)?;
-        let unmasked = unmasked_header(&raw0, header.version);
-        let unlocked = crate::crypt::unlock(
-            &HeaderFacts {
-                raw: &raw0,
-                unmasked: &unmasked,
-                version: header.version,
-                msisam: header.msisam,
-                db_key: header.db_key,
-                encoding,
-            },
-            password,
-        )?;
+        let unlocked = unlock_page0(&src.read_page(0)?, &header, password)?;
+        Database::from_unlocked(path, header, src, lock, unlocked)
+    }
+
+    /// Opens the committed image `src` (pages as stored) of a file whose
+    /// page 0 was already unlocked (a writer's database).
+    pub(crate) fn from_page_source_unlocked(
+        src: Arc<dyn PageSource>,
+        unlocked: Unlocked,
+    ) -> Result<Database> {
+        let header = read_header(&src.read_page(0)?)?;
+        Database::from_unlocked(None, header, Box::new(SharedSource(src)), None, unlocked)
+    }
+
+    fn from_unlocked(
+        path: Option<PathBuf>,
+        header: HeaderInfo,
+        src: Box<dyn PageSource>,
+        lock: Option<crate::journal::lock::FileLock>,
+        unlocked: Unlocked,
+    ) -> Result<Database> {
+        let encoding = text::encoding_for_code_page(header.code_page);
         let src: Arc<dyn PageSource> = match &unlocked.cipher {
             Some(c) => Arc::new(CipherPageSource::new(src, c.clone())),
             None => Arc::from(src),

@@ -298,6 +298,24 @@ pub fn rc4_apply(key: &[u8; 4], data: &mut [u8]) {
     c.apply_keystream(data);
 }
 
+impl PageSource for Arc<dyn PageSource> {
+    fn page_size(&self) -> usize {
+        (**self).page_size()
+    }
+    fn page_count(&self) -> u32 {
+        (**self).page_count()
+    }
+    fn read_page(&self, n: u32) -> Result<Page, FormatError> {
+        (**self).read_page(n)
+    }
+    fn pages_read(&self) -> u64 {
+        (**self).pages_read()
+    }
+    fn read_page_streaming(&self, n: u32) -> Result<Page, FormatError> {
+        (**self).read_page_streaming(n)
+    }
+}
+
 impl PageSource for Box<dyn PageSource> {
     fn page_size(&self) -> usize {
         (**self).page_size()

@@ -306,6 +306,7 @@ impl<S: PageSource> PageSource for CipherPageSource<S> {
 }
 
 /// What page 0 says about a file's protection, its password checked.
+#[derive(Debug, Clone)]
 pub struct Unlocked {
     /// The page cipher (`None` for plain pages).
     pub cipher: Option<Arc<PageCipher>>,
