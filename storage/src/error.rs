@@ -132,6 +132,12 @@ pub enum CryptError {
         /// The scheme, as the header names it.
         scheme: String,
     },
+    /// An image [`crate::crypt::convert`] does not encrypt or decrypt.
+    #[error("this database was not converted: {why}")]
+    NotConvertible {
+        /// Why.
+        why: &'static str,
+    },
 }
 
 /// A problem with a table definition or the catalog.

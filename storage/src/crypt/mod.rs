@@ -13,6 +13,7 @@
 //! and Office binary RC4. Page 0 is never encrypted.
 
 pub mod agile;
+pub mod convert;
 pub mod info;
 pub mod jet_password;
 pub mod msisam;
