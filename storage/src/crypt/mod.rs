@@ -552,6 +552,38 @@ fn unlock_office(h: &HeaderFacts<'_>, given: Option<&str>) -> Result<Unlocked, C
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Deciding the protection never panics and never takes long,
+        /// whatever page 0 holds (version, flags, keys, EncryptionInfo).
+        #[test]
+        fn unlock_is_total(
+            head in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..0x300),
+            info in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..1200),
+            version in 0u8..8,
+            msisam in proptest::prelude::any::<bool>(),
+            db_key in proptest::prelude::any::<u32>(),
+            given in proptest::option::of("[a-zA-Z0-9]{0,12}"),
+        ) {
+            let mut page = vec![0u8; 4096];
+            page[..head.len()].copy_from_slice(&head);
+            let at = info::INFO_LEN_OFFSET;
+            page[at..at + info.len()].copy_from_slice(&info);
+            let version = JetVersion::from_byte(version).unwrap_or(JetVersion::Ace14);
+            let password = given.map(Password::from);
+            let _ = unlock(
+                &HeaderFacts {
+                    raw: &page,
+                    unmasked: &page,
+                    version,
+                    msisam,
+                    db_key,
+                    encoding: encoding_rs::WINDOWS_1252,
+                },
+                password.as_ref(),
+            );
+        }
+    }
+
     #[test]
     fn passwords_do_not_print() {
         let p = Password::from("hunter2");

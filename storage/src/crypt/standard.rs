@@ -35,12 +35,13 @@ impl AesEcb {
         encoding_key: u32,
     ) -> Option<AesEcb> {
         let h = HashAlgorithm::Sha1;
-        let iterated = h.iterate(h.digest(&[&info.salt, password]), iterations);
-        let c = AesEcb {
-            iterated,
-            key_len: info.key_bits as usize / 8,
+        let c = AesEcb::derive(
+            &info.salt,
+            iterations,
+            password,
+            info.key_bits,
             encoding_key,
-        };
+        );
         // [MS-OFFCRYPTO] 2.3.4.9: the verifier is checked with block 0
         let key = c.key(0);
         let mut verifier = info.verifier;
@@ -50,6 +51,22 @@ impl AesEcb {
         let n = info.verifier_hash_size;
         let expect = h.digest(&[&verifier]);
         same_bytes(&hash[..n], &expect[..n]).then_some(c)
+    }
+
+    /// The salted, iterated password hash every page key derives from.
+    fn derive(
+        salt: &[u8],
+        iterations: u32,
+        password: &[u8],
+        key_bits: u32,
+        encoding_key: u32,
+    ) -> AesEcb {
+        let h = HashAlgorithm::Sha1;
+        AesEcb {
+            iterated: h.iterate(h.digest(&[salt, password]), iterations),
+            key_len: key_bits as usize / 8,
+            encoding_key,
+        }
     }
 
     /// The key of block number `block` ([MS-OFFCRYPTO] 2.3.4.7).
@@ -79,5 +96,60 @@ impl AesEcb {
     /// blocks.
     pub fn encrypt(&self, n: u32, page: &mut [u8]) -> bool {
         aes_ecb_encrypt(&self.key(self.encoding_key ^ n), page).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crypt::info::{BinaryKind, STANDARD_ITERATIONS};
+
+    /// A Standard header as [MS-OFFCRYPTO] 2.3.4.8 describes its writing:
+    /// a random verifier and its SHA-1, encrypted with the key of block 0.
+    fn header(password: &[u8], iterations: u32, key_bits: u32) -> BinaryInfo {
+        let salt = [0x5a; 16];
+        let c = AesEcb::derive(&salt, iterations, password, key_bits, 0);
+        let key = c.key(0);
+        let mut verifier = [0x17u8; 16];
+        let mut hash = HashAlgorithm::Sha1.digest(&[&verifier]);
+        hash.resize(32, 0);
+        aes_ecb_encrypt(&key, &mut verifier).unwrap();
+        aes_ecb_encrypt(&key, &mut hash).unwrap();
+        BinaryInfo {
+            kind: BinaryKind::Standard,
+            key_bits,
+            salt,
+            verifier,
+            verifier_hash_size: 20,
+            verifier_hash: hash,
+        }
+    }
+
+    #[test]
+    fn the_verifier_accepts_only_the_password_and_iterations_it_was_made_with() {
+        let pw: Vec<u8> = "Test123"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        for bits in [128, 192, 256] {
+            let info = header(&pw, STANDARD_ITERATIONS, bits);
+            let c = AesEcb::open(&info, STANDARD_ITERATIONS, &pw, 7).unwrap();
+            assert_eq!(c.key(1).len(), bits as usize / 8);
+            assert!(AesEcb::open(&info, STANDARD_ITERATIONS, b"T\0", 7).is_none());
+            // the non-standard variant derives other keys from the same password
+            assert!(AesEcb::open(&info, 0, &pw, 7).is_none());
+        }
+    }
+
+    #[test]
+    fn pages_round_trip_and_keys_differ_per_page() {
+        let c = AesEcb::derive(&[1; 16], 10, b"p\0", 128, 0xdead_beef);
+        assert_ne!(c.key(1), c.key(2));
+        let mut page = vec![3u8; 4096];
+        assert!(c.encrypt(9, &mut page));
+        assert_ne!(page, vec![3u8; 4096]);
+        assert!(c.decrypt(9, &mut page));
+        assert_eq!(page, vec![3u8; 4096]);
+        assert!(!c.decrypt(9, &mut [0u8; 15]));
     }
 }
