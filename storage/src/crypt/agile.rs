@@ -263,6 +263,12 @@ pub struct Agile {
     encoding_key: u32,
 }
 
+impl Drop for Agile {
+    fn drop(&mut self) {
+        super::primitives::wipe(&mut self.key);
+    }
+}
+
 impl std::fmt::Debug for Agile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Agile")

@@ -64,9 +64,7 @@ impl std::fmt::Debug for Password {
 
 impl Drop for Password {
     fn drop(&mut self) {
-        let mut bytes = std::mem::take(&mut self.0).into_bytes();
-        bytes.iter_mut().for_each(|b| *b = 0);
-        std::hint::black_box(&bytes);
+        primitives::wipe(&mut std::mem::take(&mut self.0).into_bytes());
     }
 }
 
@@ -205,8 +203,8 @@ impl std::fmt::Display for Protection {
     }
 }
 
-/// A page cipher whose password was verified; holds its keys, never
-/// printed.
+/// A page cipher whose password was verified; holds its keys (overwritten
+/// with zeros when dropped), never printed.
 pub struct PageCipher(Kind);
 
 enum Kind {

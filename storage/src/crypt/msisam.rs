@@ -82,6 +82,12 @@ pub struct NewScheme {
     base: [u8; 20],
 }
 
+impl Drop for NewScheme {
+    fn drop(&mut self) {
+        super::primitives::wipe(&mut self.base);
+    }
+}
+
 impl std::fmt::Debug for NewScheme {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NewScheme").finish_non_exhaustive()

@@ -229,6 +229,12 @@ pub fn rc4_keystream(key: &[u8], data: &mut [u8]) -> bool {
     )
 }
 
+/// Overwrites key material with zeros before its memory is freed.
+pub fn wipe(bytes: &mut [u8]) {
+    bytes.fill(0);
+    std::hint::black_box(bytes);
+}
+
 /// `a == b` in time that does not depend on where they first differ.
 pub fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0

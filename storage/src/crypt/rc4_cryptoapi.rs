@@ -26,6 +26,12 @@ pub struct Rc4Office {
     encoding_key: u32,
 }
 
+impl Drop for Rc4Office {
+    fn drop(&mut self) {
+        super::primitives::wipe(&mut self.base);
+    }
+}
+
 impl std::fmt::Debug for Rc4Office {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Rc4Office")

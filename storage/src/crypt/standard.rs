@@ -16,6 +16,12 @@ pub struct AesEcb {
     encoding_key: u32,
 }
 
+impl Drop for AesEcb {
+    fn drop(&mut self) {
+        super::primitives::wipe(&mut self.iterated);
+    }
+}
+
 impl std::fmt::Debug for AesEcb {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AesEcb")
