@@ -423,7 +423,7 @@ fn unlock_msisam(h: &HeaderFacts<'_>, given: Option<&str>) -> Result<Unlocked, C
             })
         }
         msisam::Scheme::New(hash) => {
-            let has = msisam::NewScheme::has_password(h.unmasked).ok_or_else(short_header)?;
+            let has = msisam::NewScheme::has_password(h.unmasked, hash).ok_or_else(short_header)?;
             let protection = Protection::rc4(Scheme::MsisamNew, 160, Some(hash), has);
             let c = msisam::NewScheme::open(h.unmasked, hash, given).map_err(|r| match r {
                 msisam::NewSchemeRefusal::Missing => CryptError::PasswordRequired {

@@ -8,8 +8,8 @@
 //! * New scheme: RC4 keyed by the MD5 (or SHA-1 when flag 0x20 is set) of
 //!   the upper-cased password, truncated to 16 bytes, followed by the
 //!   salt's first 4 bytes XOR `n`. Four bytes at `0x2E9 + salt[0]` hold the
-//!   salt encrypted with the password's key: all zero when there is no
-//!   password.
+//!   salt encrypted with the password's key: all zero, or the check of the
+//!   empty password, when there is no password.
 //!
 //! Offsets are in page 0 with its masked region decoded.
 
@@ -106,31 +106,44 @@ pub enum NewSchemeRefusal {
 }
 
 impl NewScheme {
-    /// Whether `header` holds a password check (all zero: no password).
-    pub fn has_password(header: &[u8]) -> Option<bool> {
-        Some(check_bytes(header)?.iter().any(|&b| b != 0))
+    /// Whether the file has a password: its check bytes are neither all
+    /// zero nor the check of the empty password (Money writes either for a
+    /// file without one). `None` when page 0 is too short.
+    pub fn has_password(header: &[u8], hash: HashAlgorithm) -> Option<bool> {
+        match NewScheme::attempt(header, hash, "") {
+            Ok(found) => Some(found.is_none()),
+            Err(_) => None,
+        }
     }
 
-    /// Verifies `password` (ignored when the file has none) and derives
-    /// the page key base.
+    /// Verifies `password` and derives the page key base. A file without a
+    /// password opens whatever is given (the password is then ignored).
     pub fn open(
         header: &[u8],
         hash: HashAlgorithm,
         password: Option<&str>,
     ) -> Result<NewScheme, NewSchemeRefusal> {
+        if let Some(c) = NewScheme::attempt(header, hash, "")? {
+            return Ok(c);
+        }
+        let given = password.ok_or(NewSchemeRefusal::Missing)?;
+        NewScheme::attempt(header, hash, given)?.ok_or(NewSchemeRefusal::Wrong)
+    }
+
+    /// The cipher of `password` when the header's check accepts it (all
+    /// zero check bytes accept only the empty password, unchecked).
+    fn attempt(
+        header: &[u8],
+        hash: HashAlgorithm,
+        password: &str,
+    ) -> Result<Option<NewScheme>, NewSchemeRefusal> {
         let salt = header
             .get(SALT_OFFSET..SALT_OFFSET + 8)
             .ok_or(NewSchemeRefusal::Short)?;
         let check = check_bytes(header).ok_or(NewSchemeRefusal::Short)?;
-        let protected = check.iter().any(|&b| b != 0);
-        let given = match (protected, password) {
-            (false, _) => "",
-            (true, None) => return Err(NewSchemeRefusal::Missing),
-            (true, Some(p)) => p,
-        };
         // 40 bytes: the upper-cased password as UTF-16LE, zero-padded
         let mut buf = [0u8; 40];
-        for (i, b) in given
+        for (i, b) in password
             .to_uppercase()
             .encode_utf16()
             .flat_map(u16::to_le_bytes)
@@ -143,15 +156,15 @@ impl NewScheme {
         let mut base = [0u8; 20];
         base[..16].copy_from_slice(&digest[..16]);
         base[16..].copy_from_slice(&salt[..4]);
-        if protected {
+        let accepted = if check.iter().all(|&b| b == 0) {
+            password.is_empty()
+        } else {
             let mut key = base[..16].to_vec();
             key.extend_from_slice(salt);
             let mut c = check.to_vec();
-            if !rc4_keystream(&key, &mut c) || !same_bytes(&c, &salt[..4]) {
-                return Err(NewSchemeRefusal::Wrong);
-            }
-        }
-        Ok(NewScheme { base })
+            rc4_keystream(&key, &mut c) && same_bytes(&c, &salt[..4])
+        };
+        Ok(accepted.then_some(NewScheme { base }))
     }
 
     /// Decrypts (or encrypts) page `n` in place; pages past
@@ -188,23 +201,32 @@ mod tests {
         );
     }
 
+    /// Writes the password check of `password` as Money writes it.
+    fn write_check(h: &mut [u8], password: &str) {
+        let mut buf = [0u8; 40];
+        for (i, b) in password
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .enumerate()
+        {
+            buf[i] = b;
+        }
+        let mut key = HashAlgorithm::Md5.digest(&[&buf]);
+        key.truncate(16);
+        key.extend_from_slice(&h[SALT_OFFSET..SALT_OFFSET + 8]);
+        let mut check = h[SALT_OFFSET..SALT_OFFSET + 4].to_vec();
+        assert!(rc4_keystream(&key, &mut check));
+        let at = CHECK_START + usize::from(h[SALT_OFFSET]);
+        h[at..at + 4].copy_from_slice(&check);
+    }
+
     #[test]
     fn the_password_check_round_trips() {
         let mut h = vec![0u8; 4096];
         h[SALT_OFFSET..SALT_OFFSET + 8].copy_from_slice(&[9, 8, 7, 6, 5, 4, 3, 2]);
-        assert_eq!(NewScheme::has_password(&h), Some(false));
-        // a password check written as Money writes it, for "Abc"
-        let mut buf = [0u8; 40];
-        for (i, b) in "ABC".encode_utf16().flat_map(u16::to_le_bytes).enumerate() {
-            buf[i] = b;
-        }
-        let mut key = HashAlgorithm::Md5.digest(&[&buf]);
-        key.extend_from_slice(&h[SALT_OFFSET..SALT_OFFSET + 8]);
-        let mut check = h[SALT_OFFSET..SALT_OFFSET + 4].to_vec();
-        assert!(rc4_keystream(&key, &mut check));
-        let at = CHECK_START + 9;
-        h[at..at + 4].copy_from_slice(&check);
-        assert_eq!(NewScheme::has_password(&h), Some(true));
+        assert_eq!(NewScheme::has_password(&h, HashAlgorithm::Md5), Some(false));
+        write_check(&mut h, "ABC");
+        assert_eq!(NewScheme::has_password(&h, HashAlgorithm::Md5), Some(true));
         assert!(NewScheme::open(&h, HashAlgorithm::Md5, Some("abc")).is_ok());
         assert_eq!(
             NewScheme::open(&h, HashAlgorithm::Md5, Some("abd")).err(),
@@ -214,5 +236,19 @@ mod tests {
             NewScheme::open(&h, HashAlgorithm::Md5, None).err(),
             Some(NewSchemeRefusal::Missing)
         );
+    }
+
+    /// Money 2008 writes the check of the empty password into files
+    /// without one (Jackcess Encrypt opens its money2008.mny without a
+    /// password): such a file has no password and opens without one.
+    #[test]
+    fn the_empty_password_check_means_no_password() {
+        let mut h = vec![0u8; 4096];
+        h[SALT_OFFSET..SALT_OFFSET + 8].copy_from_slice(&[3, 1, 4, 1, 5, 9, 2, 6]);
+        write_check(&mut h, "");
+        assert_ne!(&h[CHECK_START + 3..CHECK_START + 7], &[0u8; 4]);
+        assert_eq!(NewScheme::has_password(&h, HashAlgorithm::Md5), Some(false));
+        assert!(NewScheme::open(&h, HashAlgorithm::Md5, None).is_ok());
+        assert!(NewScheme::open(&h, HashAlgorithm::Md5, Some("ignored")).is_ok());
     }
 }
