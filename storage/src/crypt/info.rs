@@ -12,7 +12,9 @@ pub const INFO_OFFSET: usize = INFO_LEN_OFFSET + 2;
 
 /// The largest spin count (password hash iterations) accepted from a
 /// header: 100 times the 100,000 Office writes, so that a hostile header
-/// costs at most a few seconds of hashing at open, not minutes.
+/// costs at most a few seconds of hashing at open, not minutes (measured
+/// in a release build: about 1 s with SHA-1, 3.5 s with SHA-512). The
+/// three keys of a password are derived from one iteration run.
 pub const MAX_SPIN_COUNT: u32 = 10_000_000;
 
 /// Hash iterations of Standard encryption ([MS-OFFCRYPTO] 2.3.4.7).

@@ -69,14 +69,21 @@ impl HashAlgorithm {
     /// `iterations` times `H_{i+1} = H(le32(i) + H_i)`.
     pub fn iterate(self, h0: Vec<u8>, iterations: u32) -> Vec<u8> {
         fn run<D: Digest>(h0: Vec<u8>, iterations: u32) -> Vec<u8> {
-            let mut h = h0;
-            for i in 0..iterations {
-                let mut d = D::new();
-                d.update(i.to_le_bytes());
-                d.update(&h);
-                h = d.finalize().to_vec();
+            if iterations == 0 {
+                return h0;
             }
-            h
+            // the running hash stays on the stack: no allocation per round
+            let mut h = D::new()
+                .chain_update(0u32.to_le_bytes())
+                .chain_update(&h0)
+                .finalize();
+            for i in 1..iterations {
+                h = D::new()
+                    .chain_update(i.to_le_bytes())
+                    .chain_update(&h)
+                    .finalize();
+            }
+            h.to_vec()
         }
         match self {
             HashAlgorithm::Md5 => run::<md5::Md5>(h0, iterations),
@@ -257,6 +264,20 @@ mod tests {
             "a9993e364706816aba3e25717850c26c9cd0d89d"
         );
         assert_eq!(HashAlgorithm::Sha512.digest(&[b"abc"]).len(), 64);
+    }
+
+    /// `iterate` is the loop of [MS-OFFCRYPTO] 2.3.4.7 written out.
+    #[test]
+    fn iterate_is_the_spec_loop() {
+        for h in [HashAlgorithm::Sha1, HashAlgorithm::Sha512] {
+            let h0 = h.digest(&[b"salt", b"pw"]);
+            let mut want = h0.clone();
+            for i in 0u32..5 {
+                want = h.digest(&[&i.to_le_bytes(), &want]);
+            }
+            assert_eq!(h.iterate(h0.clone(), 5), want);
+            assert_eq!(h.iterate(h0.clone(), 0), h0);
+        }
     }
 
     /// FIPS 197 appendix C.1: AES-128 of 00112233…ff under 000102…0f.
