@@ -261,7 +261,10 @@ impl Database {
     }
 
     /// Opens a database over any page source (for example the committed
-    /// image of a [`crate::write::Writer`]'s target).
+    /// image of a [`crate::write::Writer`]'s target), without a password:
+    /// a file that needs one is refused with
+    /// [`CryptError::PasswordRequired`](crate::CryptError::PasswordRequired)
+    /// ([`crate::write::Writer::database`] opens encrypted images).
     pub fn from_page_source(src: Arc<dyn PageSource>) -> Result<Database> {
         let header = read_header(&src.read_page(0)?)?;
         Database::from_source(None, header, Box::new(SharedSource(src)), None, None)

@@ -17,6 +17,11 @@
 //! # Ok::<(), jet_storage::Error>(())
 //! ```
 //!
+//! Encrypted and password-protected files (ACCDB Agile, Standard and RC4
+//! encryption, Microsoft Money files, Jet database passwords) open with
+//! [`OpenOptions::password`]; [`Database::protection`] says what protects a
+//! file (see [`crypt`]).
+//!
 //! Saved queries are rebuilt into Access SQL text from `MSysQueries` by
 //! [`Database::queries`] (see [`queries`]).
 //!

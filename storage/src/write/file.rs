@@ -47,7 +47,7 @@ impl crate::Database {
     /// at any point the file holds exactly the image before or after it.
     /// Holds the exclusive writer lock (and the Access lock file) until the
     /// writer is dropped; refuses Jet3 and Money files and files that need
-    /// a password (see [`Database::open_writable_with_password`]).
+    /// a password (see [`crate::Database::open_writable_with_password`]).
     pub fn open_writable(path: impl AsRef<Path>) -> crate::Result<Writer<JournaledFile>> {
         Writer::new(JournaledFile::open(path.as_ref())?)
     }
