@@ -30,6 +30,7 @@ fn decrypted_files_are_read_by_mdb_reader() {
         ("jackcess-encrypt/db2007-oldenc.accdb", Some("Test123")),
         ("jackcess-encrypt/db-nonstandard.accdb", Some("password")),
         ("jackcess-encrypt/db-enc.mdb", None),
+        ("jackcess-encrypt/db97-enc.mdb", None),
     ] {
         let Some(path) = corpus_file(rel) else { return };
         let pw = password.map(Password::from);
