@@ -1,14 +1,18 @@
 //! Writing encrypted files: a copy of an encrypted corpus file is opened
 //! writable with its password; rows are inserted, updated and deleted; the
 //! file reopened with the password reads them back, still needs its
-//! password, and holds none of the new text in the clear. The RC4-encoded
-//! Jet4 file is also read back by mdb-reader 3.2.0 (which cannot read the
-//! encrypted ACCDB files, see `encrypted.rs`).
+//! password, and holds none of the new text in the clear. mdb-reader 3.2.0
+//! reads the written files: the RC4-encoded Jet4 one and an Agile AES-256 /
+//! SHA-512 one directly, the Agile SHA-1 and RC4 CryptoAPI ones (which it
+//! cannot decrypt, see `encrypted.rs`) after `convert::decrypt`. A crash
+//! at any step of a commit recovers the exact old or new encrypted image.
 //!
 //! The original rows are Jackcess Encrypt's expectations
 //! (`CryptCodecProviderTest.doCheckOfficeDb`: Table1 holds ID 1, Field1
 //! "foo"; `doCheckJetDb`: Table1 holds (1, "hello", 0) and (2, "world", 42)).
 
+#[path = "support/oracle.rs"]
+mod oracle;
 #[path = "support/queries.rs"]
 mod support;
 
@@ -293,4 +297,57 @@ fn crashed_transactions_on_encrypted_files_recover_to_old_or_new() {
         }
     }
     assert!(saw_old > 0 && saw_new > 0, "old {saw_old}, new {saw_new}");
+}
+
+/// mdb-reader reads written encrypted files: an Agile AES-256 / SHA-512
+/// copy (the Office 2013 scheme mdb-reader decrypts) read directly with its
+/// password, and the Agile SHA-1 and RC4 CryptoAPI copies (which it cannot
+/// decrypt) read after `convert::decrypt`; each holds the rows written.
+#[test]
+fn written_encrypted_files_are_read_by_mdb_reader() {
+    use jet_storage::crypt::convert::{decrypt, encrypt_agile};
+    let Some(script) = oracle::mdb_reader() else {
+        return;
+    };
+    let as_strings = |rows: Vec<(i32, Option<String>)>| -> Vec<Vec<Option<String>>> {
+        rows.into_iter()
+            .map(|(id, t)| vec![Some(id.to_string()), t])
+            .collect()
+    };
+    let want = as_strings(expected_after_edit(&[(1, "foo")]));
+    let table1_of = |dump: Vec<oracle::OracleTable>| {
+        dump.into_iter()
+            .find(|t| t.name == "Table1")
+            .expect("mdb-reader lists Table1")
+            .rows
+    };
+    let pw = Password::from("Test123");
+    for rel in [
+        "jackcess-encrypt/db2007-enc.accdb",
+        "jackcess-encrypt/db2007-oldenc.accdb",
+    ] {
+        let Some((dir, path)) = copy_of(rel) else {
+            return;
+        };
+        edit(&path, Some("Test123"), "Field1");
+        let plain = decrypt(&std::fs::read(&path).unwrap(), Some(&pw)).unwrap();
+        let plain_path = dir.path().join("plain.accdb");
+        std::fs::write(&plain_path, plain).unwrap();
+        assert_eq!(
+            table1_of(oracle::oracle_dump(&script, &plain_path, None)),
+            want,
+            "{rel}"
+        );
+    }
+    let Some((dir, path)) = copy_of("jackcess-encrypt/db2007-enc.accdb") else {
+        return;
+    };
+    let plain = decrypt(&std::fs::read(&path).unwrap(), Some(&pw)).unwrap();
+    let sha512 = dir.path().join("sha512.accdb");
+    std::fs::write(&sha512, encrypt_agile(&plain, &pw).unwrap()).unwrap();
+    edit(&sha512, Some("Test123"), "Field1");
+    assert_eq!(
+        table1_of(oracle::oracle_dump(&script, &sha512, Some("Test123"))),
+        want
+    );
 }
