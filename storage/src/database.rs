@@ -203,7 +203,10 @@ impl Database {
     /// `journal::lock::DEFAULT_LOCK_WAIT` for such a writer, then refuses
     /// with [`JournalError::Locked`](crate::JournalError::Locked). When a
     /// journal (`<path>.jetjournal`) is present, recovery runs first and
-    /// its refusals surface as [`Error::Journal`].
+    /// its refusals surface as [`Error::Journal`]. An encrypted file is
+    /// opened with `opts.password`, checked against page 0 before any other
+    /// page is decoded; a missing or wrong password, a damaged or
+    /// unsupported encryption header surface as [`Error::Crypt`].
     pub fn open(path: impl AsRef<Path>, opts: OpenOptions) -> Result<Database> {
         let path = path.as_ref();
         if let Some(kind) = not_a_regular_file(path) {
