@@ -44,8 +44,9 @@ pub fn new_session(memory_limit: u64) -> Result<JetSession> {
 pub struct OpenRequest {
     /// The database password given with `--password`. Jet3/Jet4 database
     /// passwords only mask the header, which the reader opens regardless;
-    /// an encrypted ACCDB is refused whether or not one is given, and the
-    /// error says so.
+    /// an encrypted ACCDB or Money file is refused whether or not one is
+    /// given (the storage library takes it, `OpenOptions::password`; the
+    /// CLI does not pass it yet), and the error says so.
     pub password: Option<String>,
 }
 
@@ -83,6 +84,19 @@ pub fn open_database(path: &Path, req: &OpenRequest) -> std::result::Result<Data
                 ""
             }
         )),
+        // the storage library decrypts with a password; the CLI does not
+        // pass `--password` to it yet
+        Err(JetError::Crypt(jet_storage::CryptError::PasswordRequired { protection })) => {
+            Err(format!(
+                "{}: the file is encrypted ({protection}); jetsql cannot decrypt it yet{}",
+                path.display(),
+                if req.password.is_some() {
+                    ", even with --password"
+                } else {
+                    ""
+                }
+            ))
+        }
         // the message names the path already
         Err(e @ JetError::Format(FormatError::NotAFile { .. })) => Err(e.to_string()),
         Err(e) => Err(format!("{}: {e}", path.display())),

@@ -3,11 +3,10 @@
 use crate::catalog::{
     CatalogEntry, ObjectKind, TYPE_LINKED, TYPE_LINKED_ODBC, TYPE_QUERY, TYPE_TABLE,
 };
+use crate::crypt::{CipherPageSource, HeaderFacts, PageCipher, Password, Protection, Unlocked};
 use crate::error::{Error, FormatError, Result, SchemaError};
 use crate::format::{JetVersion, header};
-use crate::page::{
-    FilePageSource, MemPageSource, MmapPageSource, PageSource, Rc4PageSource, rc4_apply,
-};
+use crate::page::{FilePageSource, MemPageSource, MmapPageSource, PageSource, rc4_apply};
 use crate::props::PropertyMaps;
 use crate::scan::{ScanOptions, ScanSource, TableScan};
 use crate::tdef::{self, TableDef};
@@ -41,6 +40,12 @@ pub struct OpenOptions {
     pub backend: Backend,
     /// Pages the file backend caches.
     pub cache_pages: usize,
+    /// The password of an encrypted or password-protected file (ignored
+    /// for a file without one). It is checked against page 0 before any
+    /// other page is decoded; `Debug` never prints it. Encrypted ACCDB and
+    /// Money files need it; a Jet3/Jet4 database password (which protects
+    /// no page) is checked when given, and the file opens without it.
+    pub password: Option<Password>,
 }
 
 impl Default for OpenOptions {
@@ -48,6 +53,7 @@ impl Default for OpenOptions {
         OpenOptions {
             backend: Backend::File,
             cache_pages: FilePageSource::DEFAULT_CACHE_PAGES,
+            password: None,
         }
     }
 }
@@ -61,8 +67,11 @@ pub struct HeaderInfo {
     pub code_page: u16,
     /// Default text sort order.
     pub sort_order: u32,
-    /// Database key (non-zero: pages are RC4-encoded).
+    /// Database key (non-zero: Jet3/Jet4 pages are RC4-encoded, ACCDB
+    /// pages encrypted).
     pub db_key: u32,
+    /// Whether the signature is MSISAM's (Microsoft Money, Jet4 layout).
+    pub msisam: bool,
 }
 
 /// Decodes page 0: signature, version, and the RC4-masked header fields.
@@ -73,10 +82,8 @@ pub fn read_header(page0: &[u8]) -> Result<HeaderInfo, FormatError> {
         ));
     }
     let sig = &page0[4..20];
-    if sig == header::MSISAM_SIGNATURE {
-        return Err(FormatError::Encrypted("MSISAM (Microsoft Money) encoding"));
-    }
-    if sig != header::JET_SIGNATURE && sig != header::ACE_SIGNATURE {
+    let msisam = sig == header::MSISAM_SIGNATURE;
+    if !msisam && sig != header::JET_SIGNATURE && sig != header::ACE_SIGNATURE {
         return Err(FormatError::NotJet(format!(
             "signature {:?}",
             String::from_utf8_lossy(sig)
@@ -84,9 +91,10 @@ pub fn read_header(page0: &[u8]) -> Result<HeaderInfo, FormatError> {
     }
     let vb = page0[header::VERSION];
     let version = JetVersion::from_byte(vb).ok_or(FormatError::UnsupportedVersion(vb))?;
-    let l = version.layout();
-    let mut h = page0[..header::MASK_START + l.header_mask_len].to_vec();
-    rc4_apply(&header::MASK_KEY, &mut h[header::MASK_START..]);
+    if msisam && version != JetVersion::Jet4 {
+        return Err(FormatError::UnsupportedVersion(vb));
+    }
+    let h = unmasked_header(page0, version);
     let code_page = u16_at(&h, header::CODE_PAGE).unwrap_or(0);
     let db_key = u32_at(&h, header::DB_KEY).unwrap_or(0);
     let sort_order = if version.is_jet3() {
@@ -99,7 +107,39 @@ pub fn read_header(page0: &[u8]) -> Result<HeaderInfo, FormatError> {
         code_page,
         sort_order,
         db_key,
+        msisam,
     })
+}
+
+/// Decides the protection of a file from its page 0 (as stored) and checks
+/// `password` against it (see [`crate::crypt::unlock`]).
+pub(crate) fn unlock_page0(
+    page0: &[u8],
+    header: &HeaderInfo,
+    password: Option<&Password>,
+) -> Result<Unlocked, crate::error::CryptError> {
+    let unmasked = unmasked_header(page0, header.version);
+    crate::crypt::unlock(
+        &HeaderFacts {
+            raw: page0,
+            unmasked: &unmasked,
+            version: header.version,
+            msisam: header.msisam,
+            db_key: header.db_key,
+            encoding: text::encoding_for_code_page(header.code_page),
+        },
+        password,
+    )
+}
+
+/// Page 0 with its RC4-masked header region decoded (the rest as it is).
+pub fn unmasked_header(page0: &[u8], version: JetVersion) -> Vec<u8> {
+    let mut h = page0.to_vec();
+    let end = (header::MASK_START + version.layout().header_mask_len).min(h.len());
+    if let Some(region) = h.get_mut(header::MASK_START..end) {
+        rc4_apply(&header::MASK_KEY, region);
+    }
+    h
 }
 
 struct Inner {
@@ -107,6 +147,9 @@ struct Inner {
     header: HeaderInfo,
     source: Arc<ScanSource>,
     catalog: Vec<CatalogEntry>,
+    protection: Protection,
+    /// The verified page cipher (for writers of encrypted files).
+    cipher: Option<Arc<PageCipher>>,
     /// The shared advisory lock held while the database is open from a
     /// path (see `journal::lock`).
     _lock: Option<crate::journal::lock::FileLock>,
@@ -160,7 +203,10 @@ impl Database {
     /// `journal::lock::DEFAULT_LOCK_WAIT` for such a writer, then refuses
     /// with [`JournalError::Locked`](crate::JournalError::Locked). When a
     /// journal (`<path>.jetjournal`) is present, recovery runs first and
-    /// its refusals surface as [`Error::Journal`].
+    /// its refusals surface as [`Error::Journal`]. An encrypted file is
+    /// opened with `opts.password`, checked against page 0 before any other
+    /// page is decoded; a missing or wrong password, a damaged or
+    /// unsupported encryption header surface as [`Error::Crypt`].
     pub fn open(path: impl AsRef<Path>, opts: OpenOptions) -> Result<Database> {
         let path = path.as_ref();
         if let Some(kind) = not_a_regular_file(path) {
@@ -185,22 +231,46 @@ impl Database {
             Backend::File => Box::new(FilePageSource::open(path, ps, opts.cache_pages)?),
             Backend::Mmap => Box::new(MmapPageSource::open(path, ps)?),
         };
-        Database::from_source(Some(path.to_path_buf()), header, src, lock)
+        Database::from_source(
+            Some(path.to_path_buf()),
+            header,
+            src,
+            lock,
+            opts.password.as_ref(),
+        )
     }
 
     /// Opens an in-memory database image (tests, fuzzing).
     pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<Database> {
+        Database::from_bytes_with_password(bytes, None)
+    }
+
+    /// Opens an in-memory database image, with the password of an
+    /// encrypted or password-protected image.
+    pub fn from_bytes_with_password(
+        bytes: impl Into<Arc<[u8]>>,
+        password: Option<&Password>,
+    ) -> Result<Database> {
         let bytes: Arc<[u8]> = bytes.into();
         let header = read_header(&bytes[..bytes.len().min(4096)])?;
         let ps = header.version.layout().page_size;
-        Database::from_source(None, header, Box::new(MemPageSource::new(bytes, ps)), None)
+        Database::from_source(
+            None,
+            header,
+            Box::new(MemPageSource::new(bytes, ps)),
+            None,
+            password,
+        )
     }
 
     /// Opens a database over any page source (for example the committed
-    /// image of a [`crate::write::Writer`]'s target).
+    /// image of a [`crate::write::Writer`]'s target), without a password:
+    /// a file that needs one is refused with
+    /// [`CryptError::PasswordRequired`](crate::CryptError::PasswordRequired)
+    /// ([`crate::write::Writer::database`] opens encrypted images).
     pub fn from_page_source(src: Arc<dyn PageSource>) -> Result<Database> {
         let header = read_header(&src.read_page(0)?)?;
-        Database::from_source(None, header, Box::new(SharedSource(src)), None)
+        Database::from_source(None, header, Box::new(SharedSource(src)), None, None)
     }
 
     /// Opens a database for writing through `target` (the journaled file
@@ -217,16 +287,35 @@ impl Database {
         header: HeaderInfo,
         src: Box<dyn PageSource>,
         lock: Option<crate::journal::lock::FileLock>,
+        password: Option<&Password>,
     ) -> Result<Database> {
-        let src: Arc<dyn PageSource> = if header.db_key != 0 {
-            if header.version.is_ace() {
-                return Err(FormatError::Encrypted("ACCDB password encryption").into());
-            }
-            Arc::new(Rc4PageSource::new(src, header.db_key))
-        } else {
-            Arc::from(src)
-        };
+        // the password is checked against page 0 before any other page is read
+        let unlocked = unlock_page0(&src.read_page(0)?, &header, password)?;
+        Database::from_unlocked(path, header, src, lock, unlocked)
+    }
+
+    /// Opens the committed image `src` (pages as stored) of a file whose
+    /// page 0 was already unlocked (a writer's database).
+    pub(crate) fn from_page_source_unlocked(
+        src: Arc<dyn PageSource>,
+        unlocked: Unlocked,
+    ) -> Result<Database> {
+        let header = read_header(&src.read_page(0)?)?;
+        Database::from_unlocked(None, header, Box::new(SharedSource(src)), None, unlocked)
+    }
+
+    fn from_unlocked(
+        path: Option<PathBuf>,
+        header: HeaderInfo,
+        src: Box<dyn PageSource>,
+        lock: Option<crate::journal::lock::FileLock>,
+        unlocked: Unlocked,
+    ) -> Result<Database> {
         let encoding = text::encoding_for_code_page(header.code_page);
+        let src: Arc<dyn PageSource> = match &unlocked.cipher {
+            Some(c) => Arc::new(CipherPageSource::new(src, c.clone())),
+            None => Arc::from(src),
+        };
         let source = Arc::new(ScanSource {
             src,
             version: header.version,
@@ -239,6 +328,8 @@ impl Database {
                 header,
                 source,
                 catalog,
+                protection: unlocked.protection,
+                cipher: unlocked.cipher,
                 _lock: lock,
             }),
         })
@@ -252,6 +343,19 @@ impl Database {
     /// Engine version of the file.
     pub fn version(&self) -> JetVersion {
         self.inner.header.version
+    }
+
+    /// What protects the file: its encryption scheme, cipher, key length
+    /// and hash, and whether it has a password (never the password or a
+    /// key). [`Protection`]'s `Display` reads as one line for people.
+    pub fn protection(&self) -> &Protection {
+        &self.inner.protection
+    }
+
+    /// The verified page cipher of an encrypted file (`None` for plain
+    /// pages), for writing pages the way they are stored.
+    pub fn page_cipher(&self) -> Option<&Arc<PageCipher>> {
+        self.inner.cipher.as_ref()
     }
 
     /// Page-0 facts: code page, sort order, key.

@@ -98,6 +98,48 @@ pub enum FormatError {
     },
 }
 
+/// Why an encrypted or password-protected database was not opened. The
+/// messages name the protection (scheme, cipher, hash), never the password
+/// given or a key.
+#[derive(Debug, thiserror::Error)]
+pub enum CryptError {
+    /// The file has a password and none was given.
+    #[error(
+        "this database is protected by a password ({protection}); give its password to open it"
+    )]
+    PasswordRequired {
+        /// What protects the file.
+        protection: crate::crypt::Protection,
+    },
+    /// The password given is not the file's (checked against the header's
+    /// verifier before any page was decoded).
+    #[error("the password given is not this database's password ({protection})")]
+    WrongPassword {
+        /// What protects the file.
+        protection: crate::crypt::Protection,
+    },
+    /// The encryption header in page 0 is out of bounds or inconsistent.
+    #[error("the encryption header of this database is damaged at byte {offset} of page 0: {what}")]
+    DamagedHeader {
+        /// Byte offset in page 0.
+        offset: usize,
+        /// What is wrong.
+        what: &'static str,
+    },
+    /// A well-formed header naming a scheme this reader does not decrypt.
+    #[error("this database is encrypted with {scheme}, which this reader does not support")]
+    Unsupported {
+        /// The scheme, as the header names it.
+        scheme: String,
+    },
+    /// An image [`crate::crypt::convert`] does not encrypt or decrypt.
+    #[error("this database was not converted: {why}")]
+    NotConvertible {
+        /// Why.
+        why: &'static str,
+    },
+}
+
 /// A problem with a table definition or the catalog.
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
@@ -297,6 +339,10 @@ pub enum Error {
     /// Committing, recovering or locking through the undo journal.
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// An encrypted or password-protected file that was not opened: a
+    /// missing or wrong password, a damaged or unsupported encryption header.
+    #[error(transparent)]
+    Crypt(#[from] CryptError),
     /// A saved query that does not exist or whose `MSysQueries` rows do
     /// not describe a query: names the query and what is wrong.
     #[error(transparent)]

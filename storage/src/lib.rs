@@ -17,6 +17,11 @@
 //! # Ok::<(), jet_storage::Error>(())
 //! ```
 //!
+//! Encrypted and password-protected files (ACCDB Agile, Standard and RC4
+//! encryption, Microsoft Money files, Jet database passwords) open with
+//! [`OpenOptions::password`]; [`Database::protection`] says what protects a
+//! file (see [`crypt`]).
+//!
 //! Saved queries are rebuilt into Access SQL text from `MSysQueries` by
 //! [`Database::queries`] (see [`queries`]).
 //!
@@ -26,6 +31,7 @@
 //! panic, an endless loop, or an allocation larger than the file justifies.
 
 pub mod catalog;
+pub mod crypt;
 pub mod data_page;
 pub mod database;
 pub mod decode;
@@ -50,8 +56,9 @@ pub mod values;
 pub mod write;
 
 pub use catalog::{CatalogEntry, ObjectKind};
+pub use crypt::{Password, Protection, Scheme as ProtectionScheme};
 pub use database::{Backend, Database, OpenOptions, Table};
-pub use error::{Error, FormatError, JournalError, Result, SchemaError};
+pub use error::{CryptError, Error, FormatError, JournalError, Result, SchemaError};
 pub use format::JetVersion;
 pub use image::{CommitTarget, ImageChanges, MemImage, PageStore};
 pub use queries::{QueryError, QueryKind, QueryRow, SavedQuery};

@@ -4,8 +4,8 @@
 //! reads with a bounded page cache ([`FilePageSource`], the default, safe
 //! while another process writes the file), a memory map for read-only bulk
 //! scans ([`MmapPageSource`]) and an in-memory image for tests
-//! ([`MemPageSource`]). [`Rc4PageSource`] decodes RC4-encoded Jet3/Jet4
-//! files page by page over any backend. Every backend counts the pages it
+//! ([`MemPageSource`]). Encoded and encrypted files are decoded page by
+//! page over any backend by [`crate::crypt::CipherPageSource`]. Every backend counts the pages it
 //! serves, so tests and benches can show how many pages a plan touched.
 
 use crate::error::FormatError;
@@ -291,30 +291,6 @@ impl PageSource for MmapPageSource {
     }
 }
 
-/// Decodes RC4-encoded Jet3/Jet4 pages: page `n > 0` is encoded with the
-/// 4-byte key `db_key XOR n` (little-endian); page 0 is left as stored.
-pub struct Rc4PageSource<S> {
-    inner: S,
-    db_key: u32,
-}
-
-impl<S: PageSource> Rc4PageSource<S> {
-    /// Layers decoding with `db_key` over `inner`.
-    pub fn new(inner: S, db_key: u32) -> Self {
-        Rc4PageSource { inner, db_key }
-    }
-
-    /// Page `n` decoded from its stored bytes `p` (page 0 is not encoded).
-    fn decode(&self, n: u32, p: Page) -> Page {
-        if n == 0 {
-            return p;
-        }
-        let mut buf = p.to_vec();
-        rc4_apply(&(self.db_key ^ n).to_le_bytes(), &mut buf);
-        Arc::from(buf)
-    }
-}
-
 /// Applies the RC4 keystream of the 4-byte `key` to `data` in place.
 pub fn rc4_apply(key: &[u8; 4], data: &mut [u8]) {
     use rc4::{KeyInit, StreamCipher};
@@ -322,23 +298,21 @@ pub fn rc4_apply(key: &[u8; 4], data: &mut [u8]) {
     c.apply_keystream(data);
 }
 
-impl<S: PageSource> PageSource for Rc4PageSource<S> {
+impl PageSource for Arc<dyn PageSource> {
     fn page_size(&self) -> usize {
-        self.inner.page_size()
+        (**self).page_size()
     }
     fn page_count(&self) -> u32 {
-        self.inner.page_count()
+        (**self).page_count()
     }
     fn read_page(&self, n: u32) -> Result<Page, FormatError> {
-        let p = self.inner.read_page(n)?;
-        Ok(self.decode(n, p))
+        (**self).read_page(n)
     }
     fn pages_read(&self) -> u64 {
-        self.inner.pages_read()
+        (**self).pages_read()
     }
     fn read_page_streaming(&self, n: u32) -> Result<Page, FormatError> {
-        let p = self.inner.read_page_streaming(n)?;
-        Ok(self.decode(n, p))
+        (**self).read_page_streaming(n)
     }
 }
 

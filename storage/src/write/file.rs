@@ -46,8 +46,21 @@ impl crate::Database {
     /// the returned writer commits through the undo journal: after a crash
     /// at any point the file holds exactly the image before or after it.
     /// Holds the exclusive writer lock (and the Access lock file) until the
-    /// writer is dropped; refuses Jet3 and encoded files.
+    /// writer is dropped; refuses Jet3 and Money files and files that need
+    /// a password (see [`crate::Database::open_writable_with_password`]).
     pub fn open_writable(path: impl AsRef<Path>) -> crate::Result<Writer<JournaledFile>> {
         Writer::new(JournaledFile::open(path.as_ref())?)
+    }
+
+    /// [`Database::open_writable`](crate::Database::open_writable) for a
+    /// file that needs a password (an encrypted ACCDB; Jet4 RC4-encoded
+    /// files need none): the password is checked before any page is decoded, and the
+    /// pages each transaction changes are encrypted again before they are
+    /// journaled and written (see [`Writer::with_password`]).
+    pub fn open_writable_with_password(
+        path: impl AsRef<Path>,
+        password: Option<&crate::crypt::Password>,
+    ) -> crate::Result<Writer<JournaledFile>> {
+        Writer::with_password(JournaledFile::open(path.as_ref())?, password)
     }
 }

@@ -9,6 +9,7 @@ use super::row::{self, Cell};
 use super::tdef::{self as wtdef, ColumnSpec, TableSpec, TdefExtra};
 use super::{IndexMaintainer, IndexPages, WResult, WriteError, alloc, catalog, data_page, default};
 use crate::catalog::{CatalogEntry, ObjectKind};
+use crate::crypt::{CipherPageSource, Unlocked};
 use crate::database::{Database, MSYS_OBJECTS_PAGE};
 use crate::format::{JetVersion, Layout, page_type};
 use crate::image::{CommitTarget, ImageChanges, MemImage, PageStore};
@@ -45,6 +46,9 @@ impl WriteTarget for MemImage {
 /// A database open for writing through a [`WriteTarget`].
 pub struct Writer<T: WriteTarget> {
     target: T,
+    /// The unlocked protection of page 0: the page cipher of an encrypted
+    /// file (pages are decrypted when read, encrypted when committed).
+    unlocked: Unlocked,
     version: JetVersion,
     maintainer: Option<Box<dyn IndexMaintainer>>,
     clock: i64,
@@ -57,9 +61,23 @@ pub struct Writer<T: WriteTarget> {
 pub const DEFAULT_CLOCK: i64 = 946_684_800_000_000;
 
 impl<T: WriteTarget> Writer<T> {
-    /// Opens the committed image of `target` for writing. Refuses Jet3 and
-    /// encoded files.
+    /// Opens the committed image of `target` for writing. Refuses Jet3,
+    /// Microsoft Money files and files that need a password (see
+    /// [`Writer::with_password`]).
     pub fn new(target: T) -> crate::Result<Writer<T>> {
+        Writer::with_password(target, None)
+    }
+
+    /// Opens the committed image of `target` for writing, with the password
+    /// of an encrypted file (checked before any page is decoded). The
+    /// writer and its journal work on pages as stored: every page a
+    /// transaction changes is encrypted with its page key before it is
+    /// committed, so a crash leaves the exact old or new encrypted image.
+    /// Refuses Jet3 and Microsoft Money files.
+    pub fn with_password(
+        target: T,
+        password: Option<&crate::crypt::Password>,
+    ) -> crate::Result<Writer<T>> {
         let src = target.source()?;
         let page0 = src.read_page(0)?;
         let h = crate::database::read_header(&page0)?;
@@ -68,11 +86,16 @@ impl<T: WriteTarget> Writer<T> {
                 "the writer does not write Jet3 (Access 97) files".into(),
             )));
         }
-        if h.db_key != 0 {
-            return Err(crate::error::FormatError::Encrypted("writing encoded databases").into());
+        if h.msisam {
+            return Err(crate::error::FormatError::Encrypted(
+                "writing Microsoft Money (MSISAM) files",
+            )
+            .into());
         }
+        let unlocked = crate::database::unlock_page0(&page0, &h, password)?;
         Ok(Writer {
             target,
+            unlocked,
             version: h.version,
             maintainer: Some(Box::new(super::maintain::BTreeMaintainer::new(h.version))),
             clock: DEFAULT_CLOCK,
@@ -112,7 +135,16 @@ impl<T: WriteTarget> Writer<T> {
 
     /// A read-only view of the committed image.
     pub fn database(&self) -> crate::Result<Database> {
-        Database::from_page_source(self.target.source()?)
+        Database::from_page_source_unlocked(self.target.source()?, self.unlocked.clone())
+    }
+
+    /// The committed image `raw` (pages as stored) as the transaction reads
+    /// it: decrypted when the file is encrypted.
+    fn decoded(&self, raw: Arc<dyn PageSource>) -> Arc<dyn PageSource> {
+        match &self.unlocked.cipher {
+            Some(c) => Arc::new(CipherPageSource::new(raw, c.clone())),
+            None => raw,
+        }
     }
 
     /// The target (for a memory target, the committed image).
@@ -132,8 +164,9 @@ impl<T: WriteTarget> Writer<T> {
         &mut self,
         f: impl FnOnce(&mut Transaction<'_>) -> WResult<R>,
     ) -> crate::Result<R> {
-        let base = self.target.source()?;
-        let db = Database::from_page_source(base.clone())?;
+        let raw = self.target.source()?;
+        let db = Database::from_page_source_unlocked(raw.clone(), self.unlocked.clone())?;
+        let base = self.decoded(raw);
         if let Some(m) = self.maintainer.as_deref_mut() {
             m.discard();
         }
@@ -153,7 +186,13 @@ impl<T: WriteTarget> Writer<T> {
         if let Some(m) = self.maintainer.as_deref_mut() {
             m.discard();
         }
-        let (out, changes) = result.map_err(write_err)?;
+        let (out, mut changes) = result.map_err(write_err)?;
+        if let Some(c) = &self.unlocked.cipher {
+            // pages are committed (and journaled) as they are stored
+            for (&n, page) in changes.pages.iter_mut() {
+                c.encrypt(n, page)?;
+            }
+        }
         if !changes.is_empty() {
             self.target.commit(&changes)?;
         }
