@@ -1,4 +1,5 @@
-//! The writer: new databases, CREATE/DROP TABLE, ADD COLUMN, row inserts,
+//! The writer: new databases, CREATE/DROP TABLE, CREATE/DROP INDEX, ADD
+//! COLUMN, row inserts,
 //! updates and deletes, long values, usage maps and TDEF upkeep.
 //!
 //! A [`Transaction`] reads and writes pages only through a [`PageOverlay`]
@@ -33,7 +34,7 @@ pub use maintain::BTreeMaintainer;
 pub use overlay::PageOverlay;
 pub use row::{Cell, TextLayout};
 pub use tdef::{ColumnSpec, IndexSpec, TableSpec};
-pub use txn::{Transaction, WriteTarget, Writer};
+pub use txn::{IndexBuilt, Transaction, WriteTarget, Writer};
 
 use crate::error::FormatError;
 use crate::image::PageStore;
@@ -87,6 +88,14 @@ pub enum WriteError {
     /// No table of that name.
     #[error("no table named {0:?}")]
     NoSuchTable(String),
+    /// The table has no index of that name.
+    #[error("table {table:?} has no index {index:?}")]
+    NoSuchIndex {
+        /// Table name.
+        table: String,
+        /// Index name as given.
+        index: String,
+    },
     /// A table (or other object) of that name exists already.
     #[error("an object named {0:?} exists already")]
     TableExists(String),

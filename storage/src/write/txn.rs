@@ -24,6 +24,8 @@ use jet_kernels::row_slot::pack_row_pointer;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod index_ddl;
+pub use index_ddl::IndexBuilt;
 mod relations;
 
 /// A [`CommitTarget`] the writer can also read the committed image from.
