@@ -675,7 +675,40 @@ pub fn encode(version: JetVersion, def: &TableDef, extra: &TdefExtra) -> WResult
 /// Reads the long-value column usage-map list that follows the logical
 /// index names of a TDEF (ends with `FF FF`); empty when absent.
 pub fn parse_extra(def: &TableDef, chain: &[u8], version: JetVersion) -> TdefExtra {
+    let mut out = TdefExtra::default();
+    if let Some(p) = pointer_offsets(def, chain, version) {
+        out.lval_maps = p.lval_maps.iter().map(|&(c, o, f, _)| (c, o, f)).collect();
+    }
+    out
+}
+
+/// Where the page pointers of a Jet4/ACE definition are, as offsets into
+/// its chain bytes (as [`crate::tdef::read_chain`] returns them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TdefPointers {
+    /// The row count (u32).
+    pub rows: usize,
+    /// The owned-pages usage map pointer.
+    pub usage_map: usize,
+    /// The free-space usage map pointer.
+    pub free_map: usize,
+    /// Per real index, in order: (usage map pointer, root page).
+    pub real_indexes: Vec<(usize, usize)>,
+    /// Per long-value column map entry: (column number, owned map, free
+    /// map, offset of the entry's owned-map pointer; the free-map pointer
+    /// follows it).
+    pub lval_maps: Vec<(u16, u32, u32, usize)>,
+}
+
+/// The offsets of every page pointer in the definition bytes `chain` of
+/// `def` (parsed from them), walking the names as the parser does. The
+/// long-value map list is empty when the definition has none; `None` when
+/// the definition ends before its names or index descriptors do.
+pub fn pointer_offsets(def: &TableDef, chain: &[u8], version: JetVersion) -> Option<TdefPointers> {
     let l = version.layout();
+    if version.is_jet3() {
+        return None;
+    }
     let mut pos = l.tdef_block_end
         + def.real_indexes.len() * l.real_idx_count_entry
         + def.columns.len() * l.col_entry;
@@ -684,36 +717,51 @@ pub fn parse_extra(def: &TableDef, chain: &[u8], version: JetVersion) -> TdefExt
         *pos += 2 + usize::from(n);
         Some(())
     };
-    let mut out = TdefExtra::default();
-    let walk = (|| -> Option<()> {
-        for _ in 0..def.columns.len() {
-            skip_name(&mut pos)?;
-        }
-        pos += def.real_indexes.len() * l.real_idx_entry + def.indexes.len() * l.logical_idx_entry;
-        for _ in 0..def.indexes.len() {
-            skip_name(&mut pos)?;
-        }
+    for _ in 0..def.columns.len() {
+        skip_name(&mut pos)?;
+    }
+    let mut real_indexes = Vec::with_capacity(def.real_indexes.len());
+    for _ in 0..def.real_indexes.len() {
+        let d = pos + l.real_idx_prefix;
+        real_indexes.push((d + 30, d + 34));
+        pos += l.real_idx_entry;
+    }
+    pos += def.indexes.len() * l.logical_idx_entry;
+    for _ in 0..def.indexes.len() {
+        skip_name(&mut pos)?;
+    }
+    if chain.len() < pos {
+        return None;
+    }
+    let g = |o: usize| -> Option<u32> {
+        Some(u32::from_le_bytes([
+            *chain.get(o)?,
+            *chain.get(o + 1)?,
+            *chain.get(o + 2)?,
+            *chain.get(o + 3)?,
+        ]))
+    };
+    let mut lval_maps = Vec::new();
+    let walked = (|| -> Option<()> {
         loop {
             let col = u16::from_le_bytes([*chain.get(pos)?, *chain.get(pos + 1)?]);
             if col == 0xFFFF {
                 return Some(());
             }
-            let g = |o: usize| -> Option<u32> {
-                Some(u32::from_le_bytes([
-                    *chain.get(o)?,
-                    *chain.get(o + 1)?,
-                    *chain.get(o + 2)?,
-                    *chain.get(o + 3)?,
-                ]))
-            };
-            out.lval_maps.push((col, g(pos + 2)?, g(pos + 6)?));
+            lval_maps.push((col, g(pos + 2)?, g(pos + 6)?, pos + 2));
             pos += 10;
         }
     })();
-    if walk.is_none() {
-        out.lval_maps.clear();
+    if walked.is_none() {
+        lval_maps.clear();
     }
-    out
+    Some(TdefPointers {
+        rows: l.tdef_num_rows,
+        usage_map: l.tdef_usage_map,
+        free_map: l.tdef_free_map,
+        real_indexes,
+        lval_maps,
+    })
 }
 
 /// Writes definition bytes `def` as the TDEF chain starting at `first`,
@@ -844,6 +892,27 @@ mod tests {
             (def.usage_map, def.free_map)
         );
         assert_eq!(parse_extra(&back, &bytes, JetVersion::Jet4), extra);
+        // every pointer is where the encoder put it
+        let p = pointer_offsets(&back, &bytes, JetVersion::Jet4).unwrap();
+        let at =
+            |o: usize| u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
+        assert_eq!(
+            (at(p.usage_map), at(p.free_map)),
+            (def.usage_map, def.free_map)
+        );
+        assert_eq!(
+            p.real_indexes
+                .iter()
+                .map(|&(m, r)| (at(m), at(r)))
+                .collect::<Vec<_>>(),
+            def.real_indexes
+                .iter()
+                .map(|r| (r.usage_map, r.root_page))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(p.lval_maps.len(), 1);
+        let (_, _, _, o) = p.lval_maps[0];
+        assert_eq!((at(o), at(o + 4)), ((10 << 8) | 4, (10 << 8) | 5));
         assert_eq!(
             back.columns[3].var_index, 1,
             "long values after other variable columns"
