@@ -1,5 +1,5 @@
 //! The writer: new databases, CREATE/DROP TABLE, CREATE/DROP INDEX, ADD
-//! COLUMN, row inserts,
+//! COLUMN, compaction ([`compact`]), row inserts,
 //! updates and deletes, long values, usage maps and TDEF upkeep.
 //!
 //! A [`Transaction`] reads and writes pages only through a [`PageOverlay`]
@@ -18,6 +18,7 @@
 
 pub mod alloc;
 pub mod catalog;
+pub mod compact;
 pub mod create;
 pub mod data_page;
 pub mod default;
@@ -29,6 +30,7 @@ pub mod row;
 pub mod tdef;
 pub mod txn;
 
+pub use compact::{CompactReport, compact_file, compact_image};
 pub use create::new_database;
 pub use maintain::BTreeMaintainer;
 pub use overlay::PageOverlay;

@@ -24,6 +24,7 @@ use jet_kernels::row_slot::pack_row_pointer;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub(crate) mod copy;
 mod index_ddl;
 pub use index_ddl::IndexBuilt;
 mod relations;
@@ -1528,7 +1529,7 @@ pub fn empty_leaf(l: &Layout, tdef_page: u32) -> Vec<u8> {
 
 /// Usage-map rows being added for one table: the data page holding them.
 #[derive(Default)]
-struct MapPages {
+pub(crate) struct MapPages {
     current: Option<u32>,
 }
 
