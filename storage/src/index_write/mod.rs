@@ -192,14 +192,19 @@ fn pointers_len(leaf: bool) -> usize {
 /// node is not written, so it does not take part), capped at what the
 /// header field holds (one byte in Jet3, two in Jet4+).
 fn page_prefix(layout: &Layout, items: &[Item]) -> usize {
-    let cap = if layout.page_size == 2048 {
+    match (items.first(), items.last()) {
+        (Some(f), Some(l)) => common_prefix_len(&f.key, &l.key).min(prefix_cap(layout)),
+        _ => 0,
+    }
+}
+
+/// The longest shared prefix a page header records (one byte in Jet3, two
+/// in Jet4+).
+fn prefix_cap(layout: &Layout) -> usize {
+    if layout.page_size == 2048 {
         usize::from(u8::MAX)
     } else {
         usize::from(u16::MAX)
-    };
-    match (items.first(), items.last()) {
-        (Some(f), Some(l)) => common_prefix_len(&f.key, &l.key).min(cap),
-        _ => 0,
     }
 }
 
@@ -1084,19 +1089,53 @@ pub fn build_index(
     // whether the pages of the level below are node pages
     let mut children_are_nodes = false;
     loop {
-        // pack greedily: add items while the page still fits
+        // pack greedily: add items while the page still fits. The written
+        // length is kept incrementally: the full lengths of the written
+        // entries less the shared prefix (of the first and last written
+        // keys; sorted keys in between share it) for all but the first;
+        // each finished page is checked with the exact computation
+        let ptrs = pointers_len(leaf);
+        let area = entry_area_len(layout);
         let mut groups: Vec<Vec<Item>> = Vec::new();
         let mut cur: Vec<Item> = Vec::new();
+        let mut sum = 0usize;
         for it in level {
-            cur.push(it);
-            if cur.len() > 1 && !fits_items(layout, leaf, &cur) {
-                let last = cur.pop();
+            let full = it.key.len() + ptrs;
+            let fits = match cur.first() {
+                None => true,
+                Some(first) => {
+                    // a node page's last child is its tail, not written
+                    let (wsum, wcount, wlast) = if leaf {
+                        (sum + full, cur.len() + 1, &it.key)
+                    } else {
+                        (sum, cur.len(), &cur[cur.len() - 1].key)
+                    };
+                    let prefix = common_prefix_len(&first.key, wlast).min(prefix_cap(layout));
+                    wsum.saturating_sub(prefix * (wcount - 1)) <= area
+                }
+            };
+            if !fits {
                 groups.push(std::mem::take(&mut cur));
-                cur.extend(last);
+                sum = 0;
             }
+            sum += full;
+            cur.push(it);
         }
         if !cur.is_empty() || groups.is_empty() {
             groups.push(cur);
+        }
+        if let Some(g) = groups
+            .iter()
+            .find(|g| g.len() > 1 && !fits_items(layout, leaf, g))
+        {
+            return Err(IndexWriteError::BadTree {
+                page: 0,
+                what: if g[0].child == 0 {
+                    "a packed leaf does not fit its page"
+                } else {
+                    "a packed node does not fit its page"
+                },
+            });
         }
         if children_are_nodes {
             tree.separate(&groups)?;

@@ -120,12 +120,8 @@ impl Transaction<'_> {
             .filter_map(|(n, _)| def.columns.iter().position(|c| c.col_num == *n))
             .collect();
         let mut entries = Vec::new();
-        for bm in self.bookmarks(tname)? {
-            let fields = self.read_fields(def, bm)?.ok_or(WriteError::NoSuchRow {
-                table: tname.to_string(),
-                page: bm.page,
-                row: bm.row,
-            })?;
+        let version = self.version;
+        self.each_live_row(def, |bm, fields| {
             if ri.flags & INDEX_REQUIRED != 0
                 && let Some(&p) = positions
                     .iter()
@@ -139,18 +135,17 @@ impl Transaction<'_> {
                     ),
                 });
             }
-            let key =
-                encode_key(&def.columns, &ri.key, &fields, self.version).map_err(|source| {
-                    WriteError::IndexKey {
-                        table: tname.to_string(),
-                        source,
-                    }
-                })?;
-            if ri.flags & INDEX_IGNORE_NULLS != 0 && key == null_key {
-                continue;
+            let key = encode_key(&def.columns, &ri.key, &fields, version).map_err(|source| {
+                WriteError::IndexKey {
+                    table: tname.to_string(),
+                    source,
+                }
+            })?;
+            if ri.flags & INDEX_IGNORE_NULLS == 0 || key != null_key {
+                entries.push((key, bm));
             }
-            entries.push((key, bm));
-        }
+            Ok(())
+        })?;
         entries.sort_by(|a, b| compare_entries(&a.0, a.1.page, a.1.row, &b.0, b.1.page, b.1.row));
         if ri.flags & INDEX_UNIQUE != 0
             && let Some(w) = entries
