@@ -433,3 +433,48 @@ fn big_database_compacts() {
     let db = Database::from_bytes(out).unwrap();
     assert_eq!(table_consistency(&db, "Big", "big"), n - n.div_ceil(3));
 }
+
+/// A compaction killed at a random moment (a child process compacting the
+/// file in place over and over, killed after a random delay) leaves a file
+/// that reads exactly as the original: either the original bytes or a
+/// complete compacted image, never a mixture. A killed run may leave its
+/// temporary file (`.<name>.jetcompact-<pid>`) beside it.
+#[test]
+fn killed_compaction_leaves_a_readable_file() {
+    if let Ok(p) = std::env::var("JET_COMPACT_CHILD") {
+        loop {
+            compact_file(Path::new(&p), None).unwrap();
+        }
+    }
+    let original = churned(JetVersion::Ace12);
+    let (compacted, _) = compact_image(&original).unwrap();
+    let want = scans(&Database::from_bytes(original.clone()).unwrap());
+    let scratch = Scratch::new("compact-kill");
+    let path = scratch.path("db.accdb");
+    let exe = std::env::current_exe().unwrap();
+    let (mut saw_original, mut saw_compacted) = (0, 0);
+    for trial in 0..10u64 {
+        std::fs::write(&path, &original).unwrap();
+        let mut child = Command::new(&exe)
+            .args(["--exact", "killed_compaction_leaves_a_readable_file", "--nocapture"])
+            .env("JET_COMPACT_CHILD", &path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(30 + trial * 37 % 300));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let now = std::fs::read(&path).unwrap();
+        if now == original {
+            saw_original += 1;
+        } else {
+            assert!(now == compacted, "trial {trial}: neither the original nor its compaction");
+            saw_compacted += 1;
+        }
+        let db = Database::open(&path, Default::default()).unwrap();
+        assert!(scans(&db) == want, "trial {trial}: reads differently");
+    }
+    eprintln!("killed compactions: {saw_original} left the original, {saw_compacted} the compacted file");
+    assert!(saw_compacted > 0, "no compaction finished before a kill");
+}
