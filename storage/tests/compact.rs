@@ -456,7 +456,11 @@ fn killed_compaction_leaves_a_readable_file() {
     for trial in 0..10u64 {
         std::fs::write(&path, &original).unwrap();
         let mut child = Command::new(&exe)
-            .args(["--exact", "killed_compaction_leaves_a_readable_file", "--nocapture"])
+            .args([
+                "--exact",
+                "killed_compaction_leaves_a_readable_file",
+                "--nocapture",
+            ])
             .env("JET_COMPACT_CHILD", &path)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -469,12 +473,17 @@ fn killed_compaction_leaves_a_readable_file() {
         if now == original {
             saw_original += 1;
         } else {
-            assert!(now == compacted, "trial {trial}: neither the original nor its compaction");
+            assert!(
+                now == compacted,
+                "trial {trial}: neither the original nor its compaction"
+            );
             saw_compacted += 1;
         }
         let db = Database::open(&path, Default::default()).unwrap();
         assert!(scans(&db) == want, "trial {trial}: reads differently");
     }
-    eprintln!("killed compactions: {saw_original} left the original, {saw_compacted} the compacted file");
+    eprintln!(
+        "killed compactions: {saw_original} left the original, {saw_compacted} the compacted file"
+    );
     assert!(saw_compacted > 0, "no compaction finished before a kill");
 }

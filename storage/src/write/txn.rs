@@ -28,6 +28,7 @@ pub(crate) mod copy;
 mod index_ddl;
 pub use index_ddl::IndexBuilt;
 mod relations;
+mod rename;
 
 /// A [`CommitTarget`] the writer can also read the committed image from.
 pub trait WriteTarget: CommitTarget {
