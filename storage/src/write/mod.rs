@@ -28,6 +28,7 @@ pub mod maintain;
 pub mod overlay;
 pub mod row;
 pub mod tdef;
+pub mod tdef_splice;
 pub mod txn;
 
 pub use compact::{CompactReport, compact_file, compact_image};

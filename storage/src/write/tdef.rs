@@ -549,6 +549,54 @@ fn put3(out: &mut Vec<u8>, pointer: u32) {
     out.extend_from_slice(&pointer.to_le_bytes());
 }
 
+/// Appends the Jet4/ACE descriptor of real index `r` (52 bytes: a magic
+/// number, ten key column slots, usage map, root page, flags).
+pub fn real_index_entry(b: &mut Vec<u8>, r: &RealIndex) {
+    b.extend_from_slice(&MAGIC_INDEX.to_le_bytes());
+    for k in 0..MAX_INDEX_COLUMNS {
+        match r.key.get(k) {
+            Some((col, dir)) => {
+                b.extend_from_slice(&col.to_le_bytes());
+                b.push(if *dir == Direction::Ascending {
+                    0x01
+                } else {
+                    0x00
+                });
+            }
+            None => b.extend_from_slice(&[0xFF, 0xFF, 0x00]),
+        }
+    }
+    put3(b, r.usage_map);
+    b.extend_from_slice(&r.root_page.to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.push(r.flags);
+    b.extend_from_slice(&[0u8; 5]);
+}
+
+/// Appends the Jet4/ACE descriptor of logical index `l` (28 bytes).
+pub fn logical_index_entry(b: &mut Vec<u8>, l: &LogicalIndex) {
+    b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
+    b.extend_from_slice(&l.number.to_le_bytes());
+    b.extend_from_slice(&l.real_index.to_le_bytes());
+    b.push(u8::from(l.rel_primary));
+    b.extend_from_slice(&l.rel_index.unwrap_or(u32::MAX).to_le_bytes());
+    b.extend_from_slice(&l.rel_table_page.to_le_bytes());
+    b.push(u8::from(l.cascade_updates));
+    b.push(u8::from(l.cascade_deletes));
+    b.push(match l.kind {
+        IndexKind::Normal => 0,
+        IndexKind::PrimaryKey => 1,
+        IndexKind::ForeignKey => 2,
+        IndexKind::Other(k) => k,
+    });
+    b.extend_from_slice(&[0u8; 4]);
+}
+
+/// Appends `name` as a definition stores it (u16 byte length, UTF-16LE).
+pub fn name_bytes(b: &mut Vec<u8>, name: &str) {
+    put_name(b, name);
+}
+
 /// Encodes the definition bytes of `def` (Jet4/ACE layout): the whole
 /// chain content, first page header included, as [`crate::tdef::read_chain`]
 /// returns it.
@@ -621,42 +669,10 @@ pub fn encode(version: JetVersion, def: &TableDef, extra: &TdefExtra) -> WResult
         put_name(&mut b, &c.name);
     }
     for r in &def.real_indexes {
-        b.extend_from_slice(&MAGIC_INDEX.to_le_bytes());
-        for k in 0..MAX_INDEX_COLUMNS {
-            match r.key.get(k) {
-                Some((col, dir)) => {
-                    b.extend_from_slice(&col.to_le_bytes());
-                    b.push(if *dir == Direction::Ascending {
-                        0x01
-                    } else {
-                        0x00
-                    });
-                }
-                None => b.extend_from_slice(&[0xFF, 0xFF, 0x00]),
-            }
-        }
-        put3(&mut b, r.usage_map);
-        b.extend_from_slice(&r.root_page.to_le_bytes());
-        b.extend_from_slice(&0u32.to_le_bytes());
-        b.push(r.flags);
-        b.extend_from_slice(&[0u8; 5]);
+        real_index_entry(&mut b, r);
     }
     for l in &def.indexes {
-        b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
-        b.extend_from_slice(&l.number.to_le_bytes());
-        b.extend_from_slice(&l.real_index.to_le_bytes());
-        b.push(u8::from(l.rel_primary));
-        b.extend_from_slice(&l.rel_index.unwrap_or(u32::MAX).to_le_bytes());
-        b.extend_from_slice(&l.rel_table_page.to_le_bytes());
-        b.push(u8::from(l.cascade_updates));
-        b.push(u8::from(l.cascade_deletes));
-        b.push(match l.kind {
-            IndexKind::Normal => 0,
-            IndexKind::PrimaryKey => 1,
-            IndexKind::ForeignKey => 2,
-            IndexKind::Other(k) => k,
-        });
-        b.extend_from_slice(&[0u8; 4]);
+        logical_index_entry(&mut b, l);
     }
     for l in &def.indexes {
         put_name(&mut b, &l.name);

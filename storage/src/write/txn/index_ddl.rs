@@ -9,9 +9,10 @@
 //! that cannot be a key, a duplicate key in a unique index, a NULL in a
 //! primary key, a key the encoder cannot build — happens before the first
 //! page is written, so a refused index leaves the transaction's pages as
-//! they were. The new descriptors are written as the writer writes a
-//! table's indexes at `CREATE TABLE` ([`crate::write::tdef::add_index`],
-//! [`crate::write::tdef::encode`]).
+//! they were. The new descriptors are the ones the writer writes at
+//! `CREATE TABLE` ([`crate::write::tdef::add_index`]), spliced into the
+//! existing definition so that every other byte stays as Access wrote it
+//! ([`crate::write::tdef_splice`]).
 //!
 //! Dropping an index removes its logical descriptor and, when no other
 //! logical index shares its real index, the real index too: its pages are
@@ -28,7 +29,7 @@ use crate::tdef::{IndexKind, RealIndex, TableDef};
 use crate::write::tdef::{
     self as wtdef, INDEX_IGNORE_NULLS, INDEX_REQUIRED, INDEX_UNIQUE, IndexSpec,
 };
-use crate::write::{WResult, WriteError, alloc};
+use crate::write::{WResult, WriteError, alloc, tdef_splice};
 use jet_kernels::index_entry::compare_entries;
 use std::cmp::Ordering;
 
@@ -67,9 +68,14 @@ impl Transaction<'_> {
         let st = self.state(table)?;
         let tname = st.name.clone();
         let mut def = st.def.clone();
-        let extra = st.extra.clone();
         self.check_indexes_def(&tname, &def)?;
+        let old_def = def.clone();
         let (real, fresh) = wtdef::add_index(&mut def, &tname, spec)?;
+        // the definition is changed in place (Access's bytes kept); a
+        // dry run refuses a definition that cannot be changed before any
+        // page is written
+        let chain = crate::tdef::read_chain(&self.ov, def.page)?;
+        tdef_splice::with_added_index(version, &tname, &old_def, &chain, &def, fresh)?;
         let mut built = IndexBuilt {
             entries: 0,
             pages: 0,
@@ -96,7 +102,7 @@ impl Transaction<'_> {
             built.entries = entries.len();
             built.pages = pages.allocated.len();
         }
-        let bytes = wtdef::encode(version, &def, &extra)?;
+        let bytes = tdef_splice::with_added_index(version, &tname, &old_def, &chain, &def, fresh)?;
         wtdef::write_chain(&mut self.ov, def.page, &bytes, true)?;
         self.state(table)?.def = def;
         Ok(built)
@@ -200,7 +206,6 @@ impl Transaction<'_> {
         let st = self.state(table)?;
         let tname = st.name.clone();
         let mut def = st.def.clone();
-        let extra = st.extra.clone();
         let pos = def
             .indexes
             .iter()
@@ -228,16 +233,31 @@ impl Transaction<'_> {
                 ),
             });
         }
+        let old_def = def.clone();
         def.indexes.remove(pos);
         let real = li.real_index as usize;
         let shared = def.indexes.iter().any(|o| o.real_index as usize == real);
-        if !shared && real < def.real_indexes.len() {
-            let ri = def.real_indexes.remove(real);
+        let dropped_tree = !shared && real < def.real_indexes.len();
+        let mut tree = None;
+        if dropped_tree {
+            tree = Some(def.real_indexes.remove(real));
             for o in &mut def.indexes {
                 if o.real_index as usize > real {
                     o.real_index -= 1;
                 }
             }
+        }
+        let chain = crate::tdef::read_chain(&self.ov, def.page)?;
+        let bytes = tdef_splice::with_dropped_index(
+            version,
+            &tname,
+            &old_def,
+            &chain,
+            &def,
+            pos,
+            dropped_tree.then_some(real),
+        )?;
+        if let Some(ri) = tree {
             for p in alloc::members(&self.ov, l, ri.usage_map)? {
                 alloc::set_member(&mut self.ov, l, ri.usage_map, p, false)?;
             }
@@ -246,7 +266,6 @@ impl Transaction<'_> {
                 crate::write::data_page::delete(l, p, usize::from(map_row))
             })?;
         }
-        let bytes = wtdef::encode(version, &def, &extra)?;
         wtdef::write_chain(&mut self.ov, def.page, &bytes, true)?;
         self.state(table)?.def = def;
         Ok(())
