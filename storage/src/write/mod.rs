@@ -23,6 +23,7 @@ pub mod create;
 pub mod data_page;
 pub mod default;
 pub mod file;
+pub mod index_def;
 pub mod lval;
 pub mod maintain;
 pub mod overlay;

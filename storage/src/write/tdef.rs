@@ -189,7 +189,7 @@ pub struct TdefExtra {
     pub lval_maps: Vec<(u16, u32, u32)>,
 }
 
-fn bad(table: &str, why: impl Into<String>) -> WriteError {
+pub(crate) fn bad(table: &str, why: impl Into<String>) -> WriteError {
     WriteError::BadDefinition {
         table: table.to_string(),
         why: why.into(),
@@ -377,120 +377,9 @@ pub fn layout(version: JetVersion, spec: &TableSpec, page: u32, system: bool) ->
         free_map: 0,
     };
     for idx in &spec.indexes {
-        add_index(&mut def, table, idx)?;
+        super::index_def::add_index(&mut def, table, idx)?;
     }
     Ok(def)
-}
-
-/// Most logical indexes a table holds (Access's limit).
-pub const MAX_INDEXES: usize = 32;
-
-/// Adds index `idx` to `def` as Access declares one: checks its name (valid,
-/// not taken by another index of the table, case-insensitively), that a
-/// table has at most one primary key and [`MAX_INDEXES`] indexes, and its
-/// key columns (1 to [`MAX_INDEX_COLUMNS`] columns of the table, none
-/// twice, no Memo/OLE/complex column). The logical index gets the next
-/// free index number; it shares an existing real index with the same key
-/// and flags, else a new real index is appended (usage map and root left 0
-/// for the caller to fill). Returns the position of the real index and
-/// whether it is new. On error `def` is unchanged.
-pub fn add_index(def: &mut TableDef, table: &str, idx: &IndexSpec) -> WResult<(usize, bool)> {
-    check_name(table, "index", &idx.name)?;
-    if def
-        .indexes
-        .iter()
-        .any(|l| l.name.eq_ignore_ascii_case(&idx.name))
-    {
-        return Err(bad(table, format!("duplicate index name {:?}", idx.name)));
-    }
-    if idx.primary && def.indexes.iter().any(|l| l.kind == IndexKind::PrimaryKey) {
-        return Err(bad(
-            table,
-            format!("index {:?}: the table has a primary key already", idx.name),
-        ));
-    }
-    if def.indexes.len() >= MAX_INDEXES {
-        return Err(bad(
-            table,
-            format!(
-                "index {:?}: a table holds at most {MAX_INDEXES} indexes",
-                idx.name
-            ),
-        ));
-    }
-    if idx.columns.is_empty() || idx.columns.len() > MAX_INDEX_COLUMNS {
-        return Err(bad(
-            table,
-            format!("index {:?}: 1 to 10 key columns", idx.name),
-        ));
-    }
-    let mut key = Vec::new();
-    for (name, dir) in &idx.columns {
-        let col = def
-            .columns
-            .iter()
-            .find(|c| c.name.eq_ignore_ascii_case(name))
-            .ok_or_else(|| bad(table, format!("index {:?}: no column {name:?}", idx.name)))?;
-        if col.jet_type.is_long_value() || col.jet_type == JetType::Complex {
-            return Err(bad(
-                table,
-                format!(
-                    "index {:?}: Memo/OLE/complex column {name:?} cannot be a key",
-                    idx.name
-                ),
-            ));
-        }
-        if key.iter().any(|(n, _)| *n == col.col_num) {
-            return Err(bad(
-                table,
-                format!("index {:?}: column {name:?} twice", idx.name),
-            ));
-        }
-        key.push((col.col_num, *dir));
-    }
-    let mut flags = 0;
-    if idx.unique || idx.primary {
-        flags |= INDEX_UNIQUE;
-    }
-    if idx.ignore_nulls {
-        flags |= INDEX_IGNORE_NULLS;
-    }
-    if idx.primary {
-        flags |= INDEX_REQUIRED;
-    }
-    let (real, fresh) = match def
-        .real_indexes
-        .iter()
-        .position(|r| r.key == key && r.flags == flags)
-    {
-        Some(r) => (r, false),
-        None => {
-            def.real_indexes.push(RealIndex {
-                key,
-                usage_map: 0,
-                root_page: 0,
-                flags,
-            });
-            (def.real_indexes.len() - 1, true)
-        }
-    };
-    let number = def.indexes.iter().map(|l| l.number + 1).max().unwrap_or(0);
-    def.indexes.push(LogicalIndex {
-        name: idx.name.clone(),
-        number,
-        real_index: real as u32,
-        kind: if idx.primary {
-            IndexKind::PrimaryKey
-        } else {
-            IndexKind::Normal
-        },
-        rel_index: None,
-        rel_primary: false,
-        rel_table_page: 0,
-        cascade_updates: false,
-        cascade_deletes: false,
-    });
-    Ok((real, fresh))
 }
 
 /// Sets the four bytes a column descriptor shares between the text sort
@@ -692,92 +581,10 @@ pub fn encode(version: JetVersion, def: &TableDef, extra: &TdefExtra) -> WResult
 /// index names of a TDEF (ends with `FF FF`); empty when absent.
 pub fn parse_extra(def: &TableDef, chain: &[u8], version: JetVersion) -> TdefExtra {
     let mut out = TdefExtra::default();
-    if let Some(p) = pointer_offsets(def, chain, version) {
+    if let Some(p) = super::tdef_splice::pointer_offsets(def, chain, version) {
         out.lval_maps = p.lval_maps.iter().map(|&(c, o, f, _)| (c, o, f)).collect();
     }
     out
-}
-
-/// Where the page pointers of a Jet4/ACE definition are, as offsets into
-/// its chain bytes (as [`crate::tdef::read_chain`] returns them).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TdefPointers {
-    /// The row count (u32).
-    pub rows: usize,
-    /// The owned-pages usage map pointer.
-    pub usage_map: usize,
-    /// The free-space usage map pointer.
-    pub free_map: usize,
-    /// Per real index, in order: (usage map pointer, root page).
-    pub real_indexes: Vec<(usize, usize)>,
-    /// Per long-value column map entry: (column number, owned map, free
-    /// map, offset of the entry's owned-map pointer; the free-map pointer
-    /// follows it).
-    pub lval_maps: Vec<(u16, u32, u32, usize)>,
-}
-
-/// The offsets of every page pointer in the definition bytes `chain` of
-/// `def` (parsed from them), walking the names as the parser does. The
-/// long-value map list is empty when the definition has none; `None` when
-/// the definition ends before its names or index descriptors do.
-pub fn pointer_offsets(def: &TableDef, chain: &[u8], version: JetVersion) -> Option<TdefPointers> {
-    let l = version.layout();
-    if version.is_jet3() {
-        return None;
-    }
-    let mut pos = l.tdef_block_end
-        + def.real_indexes.len() * l.real_idx_count_entry
-        + def.columns.len() * l.col_entry;
-    let skip_name = |pos: &mut usize| -> Option<()> {
-        let n = u16::from_le_bytes([*chain.get(*pos)?, *chain.get(*pos + 1)?]);
-        *pos += 2 + usize::from(n);
-        Some(())
-    };
-    for _ in 0..def.columns.len() {
-        skip_name(&mut pos)?;
-    }
-    let mut real_indexes = Vec::with_capacity(def.real_indexes.len());
-    for _ in 0..def.real_indexes.len() {
-        let d = pos + l.real_idx_prefix;
-        real_indexes.push((d + 30, d + 34));
-        pos += l.real_idx_entry;
-    }
-    pos += def.indexes.len() * l.logical_idx_entry;
-    for _ in 0..def.indexes.len() {
-        skip_name(&mut pos)?;
-    }
-    if chain.len() < pos {
-        return None;
-    }
-    let g = |o: usize| -> Option<u32> {
-        Some(u32::from_le_bytes([
-            *chain.get(o)?,
-            *chain.get(o + 1)?,
-            *chain.get(o + 2)?,
-            *chain.get(o + 3)?,
-        ]))
-    };
-    let mut lval_maps = Vec::new();
-    let walked = (|| -> Option<()> {
-        loop {
-            let col = u16::from_le_bytes([*chain.get(pos)?, *chain.get(pos + 1)?]);
-            if col == 0xFFFF {
-                return Some(());
-            }
-            lval_maps.push((col, g(pos + 2)?, g(pos + 6)?, pos + 2));
-            pos += 10;
-        }
-    })();
-    if walked.is_none() {
-        lval_maps.clear();
-    }
-    Some(TdefPointers {
-        rows: l.tdef_num_rows,
-        usage_map: l.tdef_usage_map,
-        free_map: l.tdef_free_map,
-        real_indexes,
-        lval_maps,
-    })
 }
 
 /// Writes definition bytes `def` as the TDEF chain starting at `first`,
@@ -909,7 +716,8 @@ mod tests {
         );
         assert_eq!(parse_extra(&back, &bytes, JetVersion::Jet4), extra);
         // every pointer is where the encoder put it
-        let p = pointer_offsets(&back, &bytes, JetVersion::Jet4).unwrap();
+        let p =
+            crate::write::tdef_splice::pointer_offsets(&back, &bytes, JetVersion::Jet4).unwrap();
         let at =
             |o: usize| u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
         assert_eq!(

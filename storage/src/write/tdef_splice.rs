@@ -1,7 +1,9 @@
-//! Index descriptors added to or removed from an existing Jet4/ACE table
-//! definition in place: every other byte of the definition — including the
-//! bytes this crate does not interpret, as Access wrote them — stays as it
-//! was (re-encoding a definition from its parsed form would zero them).
+//! Existing Jet4/ACE table definitions changed in place: where their page
+//! pointers are ([`pointer_offsets`]), and index descriptors added to or
+//! removed from them ([`with_added_index`], [`with_dropped_index`]) so that
+//! every other byte of the definition — including the bytes this crate
+//! does not interpret, as Access wrote them — stays as it was (re-encoding
+//! a definition from its parsed form would zero them).
 //!
 //! A definition holds, after its header block: one 12-byte row-count entry
 //! per real index, the column descriptors, the column names, the real index
@@ -65,7 +67,7 @@ fn put_u32(bytes: &mut [u8], at: usize, v: u32) {
 
 /// The definition bytes `chain` (of `old`) with the indexes of `new`: `new`
 /// is `old` with one logical index appended and, when `fresh`, one real
-/// index appended (as [`super::tdef::add_index`] makes it). Refuses
+/// index appended (as [`super::index_def::add_index`] makes it). Refuses
 /// (typed, naming the table) a definition whose sections cannot be
 /// located or whose result does not parse back to `new`'s indexes.
 pub fn with_added_index(
@@ -189,4 +191,86 @@ fn finish(version: JetVersion, table: &str, mut b: Vec<u8>, new: &TableDef) -> W
         )));
     }
     Ok(b)
+}
+
+/// Where the page pointers of a Jet4/ACE definition are, as offsets into
+/// its chain bytes (as [`crate::tdef::read_chain`] returns them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TdefPointers {
+    /// The row count (u32).
+    pub rows: usize,
+    /// The owned-pages usage map pointer.
+    pub usage_map: usize,
+    /// The free-space usage map pointer.
+    pub free_map: usize,
+    /// Per real index, in order: (usage map pointer, root page).
+    pub real_indexes: Vec<(usize, usize)>,
+    /// Per long-value column map entry: (column number, owned map, free
+    /// map, offset of the entry's owned-map pointer; the free-map pointer
+    /// follows it).
+    pub lval_maps: Vec<(u16, u32, u32, usize)>,
+}
+
+/// The offsets of every page pointer in the definition bytes `chain` of
+/// `def` (parsed from them), walking the names as the parser does. The
+/// long-value map list is empty when the definition has none; `None` when
+/// the definition ends before its names or index descriptors do.
+pub fn pointer_offsets(def: &TableDef, chain: &[u8], version: JetVersion) -> Option<TdefPointers> {
+    let l = version.layout();
+    if version.is_jet3() {
+        return None;
+    }
+    let mut pos = l.tdef_block_end
+        + def.real_indexes.len() * l.real_idx_count_entry
+        + def.columns.len() * l.col_entry;
+    let skip_name = |pos: &mut usize| -> Option<()> {
+        let n = u16::from_le_bytes([*chain.get(*pos)?, *chain.get(*pos + 1)?]);
+        *pos += 2 + usize::from(n);
+        Some(())
+    };
+    for _ in 0..def.columns.len() {
+        skip_name(&mut pos)?;
+    }
+    let mut real_indexes = Vec::with_capacity(def.real_indexes.len());
+    for _ in 0..def.real_indexes.len() {
+        let d = pos + l.real_idx_prefix;
+        real_indexes.push((d + 30, d + 34));
+        pos += l.real_idx_entry;
+    }
+    pos += def.indexes.len() * l.logical_idx_entry;
+    for _ in 0..def.indexes.len() {
+        skip_name(&mut pos)?;
+    }
+    if chain.len() < pos {
+        return None;
+    }
+    let g = |o: usize| -> Option<u32> {
+        Some(u32::from_le_bytes([
+            *chain.get(o)?,
+            *chain.get(o + 1)?,
+            *chain.get(o + 2)?,
+            *chain.get(o + 3)?,
+        ]))
+    };
+    let mut lval_maps = Vec::new();
+    let walked = (|| -> Option<()> {
+        loop {
+            let col = u16::from_le_bytes([*chain.get(pos)?, *chain.get(pos + 1)?]);
+            if col == 0xFFFF {
+                return Some(());
+            }
+            lval_maps.push((col, g(pos + 2)?, g(pos + 6)?, pos + 2));
+            pos += 10;
+        }
+    })();
+    if walked.is_none() {
+        lval_maps.clear();
+    }
+    Some(TdefPointers {
+        rows: l.tdef_num_rows,
+        usage_map: l.tdef_usage_map,
+        free_map: l.tdef_free_map,
+        real_indexes,
+        lval_maps,
+    })
 }

@@ -10,7 +10,7 @@
 //! primary key, a key the encoder cannot build — happens before the first
 //! page is written, so a refused index leaves the transaction's pages as
 //! they were. The new descriptors are the ones the writer writes at
-//! `CREATE TABLE` ([`crate::write::tdef::add_index`]), spliced into the
+//! `CREATE TABLE` ([`crate::write::index_def::add_index`]), spliced into the
 //! existing definition so that every other byte stays as Access wrote it
 //! ([`crate::write::tdef_splice`]).
 //!
@@ -70,7 +70,7 @@ impl Transaction<'_> {
         let mut def = st.def.clone();
         self.check_indexes_def(&tname, &def)?;
         let old_def = def.clone();
-        let (real, fresh) = wtdef::add_index(&mut def, &tname, spec)?;
+        let (real, fresh) = crate::write::index_def::add_index(&mut def, &tname, spec)?;
         // the definition is changed in place (Access's bytes kept); a
         // dry run refuses a definition that cannot be changed before any
         // page is written
