@@ -67,6 +67,7 @@ use crate::write::overlay::PageOverlay;
 use crate::write::tdef::{INDEX_IGNORE_NULLS, TdefExtra};
 use crate::write::tdef_splice::pointer_offsets;
 use jet_kernels::index_entry::compare_entries;
+use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -325,17 +326,30 @@ fn copy_table(
         })
         .collect();
     let mut null_keys: Vec<HashSet<Bookmark>> = vec![HashSet::new(); def.real_indexes.len()];
-    for bm in t.bookmarks()? {
-        let fields = resolved_row(&t, src, l, bm)?;
-        for (i, cols) in key_cols.iter().enumerate() {
-            if cols.iter().all(|&p| matches!(fields[p], OwnedField::Null)) {
-                null_keys[i].insert(bm);
+    // rows, streamed page by page; a write error is kept as it is
+    let mut failed: Option<WriteError> = None;
+    let streamed = t.each_raw_row(|bm, mut fields| {
+        let step = (|| -> WResult<()> {
+            resolve_long_values(&def, src, l, bm, &mut fields)?;
+            for (i, cols) in key_cols.iter().enumerate() {
+                if cols.iter().all(|&p| matches!(fields[p], OwnedField::Null)) {
+                    null_keys[i].insert(bm);
+                }
             }
-        }
-        let nb = tx.copy_row(name, &nd, fields)?;
-        moved.push((bm, nb));
-        at.insert(bm, nb);
+            let nb = tx.copy_row(name, &nd, fields)?;
+            moved.push((bm, nb));
+            at.insert(bm, nb);
+            Ok(())
+        })();
+        step.map_err(|e| {
+            failed = Some(e);
+            crate::Error::from(FormatError::NotJet("row copy stopped".into()))
+        })
+    });
+    if let Some(e) = failed {
+        return Err(e);
     }
+    streamed?;
     // indexes, from the old entries
     let mut index_entries = Vec::with_capacity(def.real_indexes.len());
     for (i, ri) in def.real_indexes.iter().enumerate() {
@@ -418,19 +432,16 @@ fn index_label(def: &TableDef, i: usize) -> String {
     }
 }
 
-/// The stored fields of the live row at `bm`, long values read whole.
-fn resolved_row(
-    t: &crate::Table,
+/// Replaces the long-value descriptors among `fields` (a row of `def` at
+/// `bm`) by the values' whole data.
+fn resolve_long_values(
+    def: &TableDef,
     src: &dyn PageSource,
     layout: &crate::format::Layout,
     bm: Bookmark,
-) -> WResult<Vec<OwnedField>> {
-    let mut fields = t.raw_row(bm)?.ok_or_else(|| WriteError::NoSuchRow {
-        table: t.name().to_string(),
-        page: bm.page,
-        row: bm.row,
-    })?;
-    for (c, f) in t.def().columns.iter().zip(fields.iter_mut()) {
+    fields: &mut [OwnedField],
+) -> WResult<()> {
+    for (c, f) in def.columns.iter().zip(fields.iter_mut()) {
         if !c.jet_type.is_long_value() {
             continue;
         }
@@ -440,7 +451,7 @@ fn resolved_row(
             *f = OwnedField::Bytes(out);
         }
     }
-    Ok(fields)
+    Ok(())
 }
 
 /// Reads table `c.name` back from the new image: every row's fields (long
@@ -457,29 +468,65 @@ fn verify(
     let nt = new.table(&c.name)?;
     let new_src = &**new.page_source();
     let l = old.version().layout();
-    let live = nt.bookmarks()?;
-    if live.len() != c.moved.len() {
+    // every row, in order, with its place in the copy: one digest over the
+    // original's rows (at the places they were copied to) and one over the
+    // copy's; only when they differ are rows compared one by one to name
+    // the first difference
+    let mut a = Sha256::new();
+    let mut k = 0usize;
+    let mut out_of_order = false;
+    ot.each_raw_row(|bm, mut fields| {
+        match c.moved.get(k) {
+            Some(&(ob, nb)) if ob == bm => {
+                resolve_long_values(ot.def(), old_src, l, bm, &mut fields).map_err(werr)?;
+                digest_row(&mut a, nb, &fields);
+            }
+            _ => out_of_order = true,
+        }
+        k += 1;
+        Ok(())
+    })?;
+    let mut b = Sha256::new();
+    let mut live = 0usize;
+    nt.each_raw_row(|bm, mut fields| {
+        resolve_long_values(nt.def(), new_src, l, bm, &mut fields).map_err(werr)?;
+        digest_row(&mut b, bm, &fields);
+        live += 1;
+        Ok(())
+    })?;
+    if out_of_order || k != c.moved.len() {
+        return Err(differs("the original's rows changed while copying".into()));
+    }
+    if live != c.moved.len() {
         return Err(differs(format!(
-            "{} rows copied, {} live in the copy",
-            c.moved.len(),
-            live.len()
+            "{} rows copied, {live} live in the copy",
+            c.moved.len()
         )));
     }
-    for &(ob, nb) in &c.moved {
-        let a = resolved_row(&ot, old_src, l, ob).map_err(werr)?;
-        let b = resolved_row(&nt, new_src, l, nb).map_err(werr)?;
-        if let Some(col) = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) {
-            let name = ot.def().columns.get(col).map_or("?", |c| c.name.as_str());
-            return Err(differs(format!(
-                "column {name:?} of the row at page {}, row {} reads differently at page {}, row {} ({:?} vs {:?})",
-                ob.page,
-                ob.row,
-                nb.page,
-                nb.row,
-                short(a.get(col)),
-                short(b.get(col))
-            )));
+    if a.finalize() != b.finalize() {
+        for &(ob, nb) in &c.moved {
+            let row = |t: &crate::Table, src: &dyn PageSource, bm: Bookmark| {
+                let mut f = t.raw_row(bm)?.unwrap_or_default();
+                resolve_long_values(t.def(), src, l, bm, &mut f).map_err(werr)?;
+                Ok::<_, crate::Error>(f)
+            };
+            let (a, b) = (row(&ot, old_src, ob)?, row(&nt, new_src, nb)?);
+            if let Some(col) = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) {
+                let name = ot.def().columns.get(col).map_or("?", |c| c.name.as_str());
+                return Err(differs(format!(
+                    "column {name:?} of the row at page {}, row {} reads differently at page {}, row {} ({:?} vs {:?})",
+                    ob.page,
+                    ob.row,
+                    nb.page,
+                    nb.row,
+                    short(a.get(col)),
+                    short(b.get(col))
+                )));
+            }
         }
+        return Err(differs(
+            "the rows are not at the places they were copied to".into(),
+        ));
     }
     for (i, want) in c.index_entries.iter().enumerate() {
         let got: Vec<(Vec<u8>, Bookmark)> = nt
@@ -495,6 +542,23 @@ fn verify(
         }
     }
     Ok(())
+}
+
+/// Feeds a row (its place and fields) into a digest, unambiguously.
+fn digest_row(h: &mut Sha256, bm: Bookmark, fields: &[OwnedField]) {
+    h.update(bm.page.to_le_bytes());
+    h.update([bm.row]);
+    for f in fields {
+        match f {
+            OwnedField::Null => h.update([0u8]),
+            OwnedField::Bool(v) => h.update([1u8, u8::from(*v)]),
+            OwnedField::Bytes(b) => {
+                h.update([2u8]);
+                h.update((b.len() as u64).to_le_bytes());
+                h.update(b);
+            }
+        }
+    }
 }
 
 /// A field shortened for an error message.
