@@ -107,6 +107,22 @@ fn werr(e: WriteError) -> crate::Error {
 /// already read back and compared with the original table by table, row
 /// by row and index by index, and the report. Never changes `image`.
 pub fn compact_image(image: &[u8]) -> crate::Result<(Vec<u8>, CompactReport)> {
+    let r = rebuild(image)?;
+    verify_all(&r.old, &r.base, &*r.src, &r.copied)?;
+    Ok((r.base, r.report))
+}
+
+/// A rebuilt image, not yet verified, with what verifying needs.
+struct Rebuilt {
+    old: Database,
+    src: Arc<dyn PageSource>,
+    base: Vec<u8>,
+    copied: Vec<Copied>,
+    report: CompactReport,
+}
+
+/// Builds the compacted image of `image` (see [`compact_image`]).
+fn rebuild(image: &[u8]) -> crate::Result<Rebuilt> {
     let header = read_header(&image[..image.len().min(4096)])?;
     let version = header.version;
     if version.is_jet3() {
@@ -154,10 +170,6 @@ pub fn compact_image(image: &[u8]) -> crate::Result<(Vec<u8>, CompactReport)> {
     let unused_pages = ov.unused_free_pages();
     let changes = ov.into_changes()?;
     changes.apply_to(&mut base)?;
-    let new = Database::from_bytes(base.clone())?;
-    for c in &copied {
-        verify(&old, &new, &*src, c).map_err(|e| e.in_table(&c.name))?;
-    }
     let report = CompactReport {
         version,
         bytes_before: image.len() as u64,
@@ -167,7 +179,13 @@ pub fn compact_image(image: &[u8]) -> crate::Result<(Vec<u8>, CompactReport)> {
         indexes,
         unused_pages,
     };
-    Ok((base, report))
+    Ok(Rebuilt {
+        old,
+        src,
+        base,
+        copied,
+        report,
+    })
 }
 
 /// The local tables of the catalog as (name, first TDEF page), in page
@@ -454,6 +472,20 @@ fn resolve_long_values(
     Ok(())
 }
 
+/// [`verify`] of every copied table against the new image `base`.
+fn verify_all(
+    old: &Database,
+    base: &[u8],
+    old_src: &dyn PageSource,
+    copied: &[Copied],
+) -> crate::Result<()> {
+    let new = Database::from_bytes(base.to_vec())?;
+    for c in copied {
+        verify(old, &new, old_src, c).map_err(|e| e.in_table(&c.name))?;
+    }
+    Ok(())
+}
+
 /// Reads table `c.name` back from the new image: every row's fields (long
 /// values whole) equal the original's, no other row is live, and every
 /// real index walks exactly the entries built.
@@ -680,6 +712,39 @@ fn write_beside(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The read-back comparison notices rows that are not where the copy
+    /// says they went, and names the column that differs.
+    #[test]
+    fn verification_names_a_misplaced_row() {
+        use crate::write::{ColumnSpec, TableSpec, Writer};
+        let bytes = crate::write::new_database(JetVersion::Jet4, 0).unwrap();
+        let mut w = Writer::new(crate::image::MemImage { bytes }).unwrap();
+        w.transaction(|tx| {
+            tx.create_table(&TableSpec::new(
+                "T",
+                vec![ColumnSpec::new("n", crate::types::JetType::Long)],
+            ))?;
+            for i in 0..10 {
+                tx.insert_named("T", vec![("n", crate::write::Cell::Int(i))])?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        let image = w.into_target().bytes;
+        let mut r = rebuild(&image).unwrap();
+        verify_all(&r.old, &r.base, &*r.src, &r.copied).unwrap();
+        let c = r.copied.iter_mut().find(|c| c.name == "T").unwrap();
+        let (a, b) = (c.moved[0].1, c.moved[1].1);
+        c.moved[0].1 = b;
+        c.moved[1].1 = a;
+        let e = verify_all(&r.old, &r.base, &*r.src, &r.copied).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("column \"n\"") && msg.contains("\"T\""),
+            "{msg}"
+        );
+    }
 
     #[test]
     fn a_failure_before_the_rename_leaves_the_original() {
