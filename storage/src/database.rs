@@ -587,18 +587,50 @@ impl Table {
         Ok(out)
     }
 
-    /// The raw stored content of every column of the row at `bm` (after
-    /// following overflow pointers); `None` for a deleted row.
-    pub fn raw_row(
+    /// Calls `f` with the bookmark and raw stored fields (as
+    /// [`Table::raw_row`] gives them) of every live row, in the order of
+    /// [`Table::bookmarks`], decoding each data page once.
+    pub fn each_raw_row(
         &self,
-        bm: crate::index::Bookmark,
+        mut f: impl FnMut(crate::index::Bookmark, Vec<crate::scan::OwnedField>) -> Result<()>,
+    ) -> Result<()> {
+        let src = &*self.source.src;
+        let layout = self.source.version.layout();
+        for n in self.data_pages()? {
+            let bytes = src.read_page(n)?;
+            if bytes[0] != crate::format::page_type::DATA {
+                continue;
+            }
+            let page = crate::data_page::DataPage::from_page(layout, n, bytes)?;
+            if page.owner() != self.def.page {
+                continue;
+            }
+            for i in 0..page.row_count() {
+                if page.slot(i).is_none_or(|s| s.deleted) {
+                    continue;
+                }
+                let bm = crate::index::Bookmark {
+                    page: n,
+                    row: i as u8,
+                };
+                if let Some(fields) = self.fields_on(&page, i)? {
+                    f(bm, fields)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The raw fields of row `i` of data page `page` (overflow followed),
+    /// `None` for a deleted slot.
+    fn fields_on(
+        &self,
+        page: &crate::data_page::DataPage,
+        i: usize,
     ) -> Result<Option<Vec<crate::scan::OwnedField>>> {
         let src = &*self.source.src;
         let layout = self.source.version.layout();
-        let page = crate::data_page::DataPage::read(src, layout, bm.page)?;
-        let Some((p, range)) =
-            crate::data_page::resolve_row(src, layout, &page, usize::from(bm.row))?
-        else {
+        let Some((p, range)) = crate::data_page::resolve_row(src, layout, page, i)? else {
             return Ok(None);
         };
         let mut offsets = Vec::new();
@@ -616,6 +648,18 @@ impl Table {
             });
         }
         Ok(Some(out))
+    }
+
+    /// The raw stored content of every column of the row at `bm` (after
+    /// following overflow pointers); `None` for a deleted row.
+    pub fn raw_row(
+        &self,
+        bm: crate::index::Bookmark,
+    ) -> Result<Option<Vec<crate::scan::OwnedField>>> {
+        let src = &*self.source.src;
+        let layout = self.source.version.layout();
+        let page = crate::data_page::DataPage::read(src, layout, bm.page)?;
+        self.fields_on(&page, usize::from(bm.row))
     }
 
     /// Streams the table as record batches.

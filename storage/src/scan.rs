@@ -230,6 +230,17 @@ enum Place {
     Var(usize),
 }
 
+/// Bytes a fixed column takes in the fixed area of a row: its type's
+/// size, or its declared length for a calculated column or a type without
+/// a known size (for example type 0x11, the `Data` column of
+/// `MSysAccessObjects`). The reader and the row writer both use it.
+pub fn fixed_len(col: &Column) -> usize {
+    col.jet_type
+        .fixed_size()
+        .filter(|_| !col.is_calculated())
+        .unwrap_or(usize::from(col.length))
+}
+
 impl FieldPlan {
     fn of(col: &Column) -> FieldPlan {
         let place = if col.jet_type == JetType::Boolean && !col.is_calculated() {
@@ -237,11 +248,7 @@ impl FieldPlan {
         } else if col.is_fixed() {
             Place::Fixed {
                 offset: usize::from(col.fixed_offset),
-                len: col
-                    .jet_type
-                    .fixed_size()
-                    .filter(|_| !col.is_calculated())
-                    .unwrap_or(usize::from(col.length)),
+                len: fixed_len(col),
             }
         } else {
             Place::Var(usize::from(col.var_index))

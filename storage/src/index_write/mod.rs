@@ -192,14 +192,19 @@ fn pointers_len(leaf: bool) -> usize {
 /// node is not written, so it does not take part), capped at what the
 /// header field holds (one byte in Jet3, two in Jet4+).
 fn page_prefix(layout: &Layout, items: &[Item]) -> usize {
-    let cap = if layout.page_size == 2048 {
+    match (items.first(), items.last()) {
+        (Some(f), Some(l)) => common_prefix_len(&f.key, &l.key).min(prefix_cap(layout)),
+        _ => 0,
+    }
+}
+
+/// The longest shared prefix a page header records (one byte in Jet3, two
+/// in Jet4+).
+fn prefix_cap(layout: &Layout) -> usize {
+    if layout.page_size == 2048 {
         usize::from(u8::MAX)
     } else {
         usize::from(u16::MAX)
-    };
-    match (items.first(), items.last()) {
-        (Some(f), Some(l)) => common_prefix_len(&f.key, &l.key).min(cap),
-        _ => 0,
     }
 }
 
@@ -1042,6 +1047,60 @@ pub fn key_exists(
 ) -> Result<bool, IndexWriteError> {
     NodeCache::new().key_exists(store, layout, root, tdef_page, key)
 }
+/// Packs `level` (in index order) greedily into pages of `leaf` kind:
+/// each page takes items while they fit. The written length is kept
+/// incrementally: the full lengths of the written entries less, for all
+/// but the first, the shared prefix of the first and last written keys
+/// (sorted keys in between share it; a node page's last child is its tail
+/// and is not written). Every finished page is checked with the exact
+/// computation ([`fits_items`]).
+fn pack(layout: &Layout, leaf: bool, level: Vec<Item>) -> Result<Vec<Vec<Item>>, IndexWriteError> {
+    let ptrs = pointers_len(leaf);
+    let area = entry_area_len(layout);
+    let mut groups: Vec<Vec<Item>> = Vec::new();
+    let mut cur: Vec<Item> = Vec::new();
+    let mut sum = 0usize;
+    for it in level {
+        let full = it.key.len() + ptrs;
+        let fits = match cur.first() {
+            None => true,
+            Some(first) => {
+                // a node page's last child is its tail, not written
+                let (wsum, wcount, wlast) = if leaf {
+                    (sum + full, cur.len() + 1, &it.key)
+                } else {
+                    (sum, cur.len(), &cur[cur.len() - 1].key)
+                };
+                let prefix = common_prefix_len(&first.key, wlast).min(prefix_cap(layout));
+                wsum.saturating_sub(prefix * (wcount - 1)) <= area
+            }
+        };
+        if !fits {
+            groups.push(std::mem::take(&mut cur));
+            sum = 0;
+        }
+        sum += full;
+        cur.push(it);
+    }
+    if !cur.is_empty() || groups.is_empty() {
+        groups.push(cur);
+    }
+    if groups
+        .iter()
+        .any(|g| g.len() > 1 && !fits_items(layout, leaf, g))
+    {
+        return Err(IndexWriteError::BadTree {
+            page: 0,
+            what: if leaf {
+                "a packed leaf does not fit its page"
+            } else {
+                "a packed node does not fit its page"
+            },
+        });
+    }
+    Ok(groups)
+}
+
 /// Builds an index bottom-up from `entries` (key, bookmark), which must be
 /// in index order without repeats (refused otherwise): full leaves, then
 /// node levels, each level linked prev/next, until one page is left; that
@@ -1084,20 +1143,7 @@ pub fn build_index(
     // whether the pages of the level below are node pages
     let mut children_are_nodes = false;
     loop {
-        // pack greedily: add items while the page still fits
-        let mut groups: Vec<Vec<Item>> = Vec::new();
-        let mut cur: Vec<Item> = Vec::new();
-        for it in level {
-            cur.push(it);
-            if cur.len() > 1 && !fits_items(layout, leaf, &cur) {
-                let last = cur.pop();
-                groups.push(std::mem::take(&mut cur));
-                cur.extend(last);
-            }
-        }
-        if !cur.is_empty() || groups.is_empty() {
-            groups.push(cur);
-        }
+        let groups = pack(layout, leaf, level)?;
         if children_are_nodes {
             tree.separate(&groups)?;
         }

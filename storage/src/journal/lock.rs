@@ -114,7 +114,36 @@ fn io_err(path: &Path, op: &'static str, source: io::Error) -> JournalError {
 /// Errors: [`JournalError::Locked`] when another process holds a
 /// conflicting lock after `wait`, or another writer of this process holds
 /// the file; [`JournalError::Io`] when the file cannot be opened.
+///
+/// The lock is always on the file `path` names when this returns: a file
+/// replaced by a rename while the opener waited (compaction renames its
+/// new image over the database) is let go and the new one locked instead.
 pub fn lock(path: &Path, mode: LockMode, wait: Duration) -> Result<FileLock, JournalError> {
+    let deadline = Instant::now() + wait;
+    let mut attempts = 0;
+    loop {
+        let held = lock_opened(
+            path,
+            mode,
+            deadline.saturating_duration_since(Instant::now()),
+        )?;
+        let now = std::fs::metadata(path).map_err(|e| io_err(path, "stat after locking", e))?;
+        if (now.dev(), now.ino()) == held.key {
+            return Ok(held);
+        }
+        drop(held);
+        attempts += 1;
+        if attempts >= 16 {
+            return Err(JournalError::Locked {
+                path: path.to_path_buf(),
+                holder: "a process that keeps replacing the file",
+            });
+        }
+    }
+}
+
+/// [`lock`] on the file `path` names when it is opened.
+fn lock_opened(path: &Path, mode: LockMode, wait: Duration) -> Result<FileLock, JournalError> {
     let file = File::open(path).map_err(|e| io_err(path, "open for locking", e))?;
     let meta = file
         .metadata()
@@ -277,5 +306,37 @@ impl Drop for AccessLockFile {
         if self.created {
             let _ = std::fs::remove_file(&self.path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An opener waiting for the lock while the file is replaced by a
+    /// rename ends up holding the new file, not the unlinked one.
+    #[test]
+    fn a_file_replaced_while_waiting_is_locked_anew() {
+        let dir = std::env::temp_dir().join(format!("jet-lock-replace-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("db.mdb");
+        std::fs::write(&path, b"old").unwrap();
+        // another "process": an open file description holding the lock
+        let other = File::open(&path).unwrap();
+        flock(&other, FlockOperation::LockExclusive).unwrap();
+        let p2 = path.clone();
+        let waiter =
+            std::thread::spawn(move || lock(&p2, LockMode::Exclusive, Duration::from_secs(10)));
+        std::thread::sleep(Duration::from_millis(100));
+        let fresh = dir.join("new.tmp");
+        std::fs::write(&fresh, b"new").unwrap();
+        std::fs::rename(&fresh, &path).unwrap();
+        drop(other);
+        let held = waiter.join().unwrap().unwrap();
+        let m = std::fs::metadata(&path).unwrap();
+        assert_eq!(held.key, (m.dev(), m.ino()));
+        drop(held);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,4 +1,5 @@
-//! The writer: new databases, CREATE/DROP TABLE, ADD COLUMN, row inserts,
+//! The writer: new databases, CREATE/DROP TABLE, CREATE/DROP INDEX, ADD
+//! COLUMN, compaction ([`compact`]), row inserts,
 //! updates and deletes, long values, usage maps and TDEF upkeep.
 //!
 //! A [`Transaction`] reads and writes pages only through a [`PageOverlay`]
@@ -17,23 +18,27 @@
 
 pub mod alloc;
 pub mod catalog;
+pub mod compact;
 pub mod create;
 pub mod data_page;
 pub mod default;
 pub mod file;
+pub mod index_def;
 pub mod lval;
 pub mod maintain;
 pub mod overlay;
 pub mod row;
 pub mod tdef;
+pub mod tdef_splice;
 pub mod txn;
 
+pub use compact::{CompactReport, compact_file, compact_image};
 pub use create::new_database;
 pub use maintain::BTreeMaintainer;
 pub use overlay::PageOverlay;
 pub use row::{Cell, TextLayout};
 pub use tdef::{ColumnSpec, IndexSpec, TableSpec};
-pub use txn::{Transaction, WriteTarget, Writer};
+pub use txn::{IndexBuilt, Transaction, WriteTarget, Writer};
 
 use crate::error::FormatError;
 use crate::image::PageStore;
@@ -87,6 +92,14 @@ pub enum WriteError {
     /// No table of that name.
     #[error("no table named {0:?}")]
     NoSuchTable(String),
+    /// The table has no index of that name.
+    #[error("table {table:?} has no index {index:?}")]
+    NoSuchIndex {
+        /// Table name.
+        table: String,
+        /// Index name as given.
+        index: String,
+    },
     /// A table (or other object) of that name exists already.
     #[error("an object named {0:?} exists already")]
     TableExists(String),

@@ -21,6 +21,10 @@ pub struct PageOverlay {
     pages: u32,
     dirty: BTreeMap<u32, Page>,
     reads: AtomicU64,
+    /// Pages of the image that are free: [`PageStore::append`] hands them
+    /// out (lowest first, zero-filled) before it grows the image. Empty
+    /// except for an overlay made by [`PageOverlay::with_free_pages`].
+    reuse: Vec<u32>,
 }
 
 impl PageOverlay {
@@ -33,7 +37,29 @@ impl PageOverlay {
             pages,
             dirty: BTreeMap::new(),
             reads: AtomicU64::new(0),
+            reuse: Vec::new(),
         }
+    }
+
+    /// An overlay over `base` whose [`PageStore::append`] first hands out
+    /// the pages `free` lists (each once, lowest first, zero-filled; pages
+    /// past the image are ignored), then grows the image. The caller
+    /// guarantees that no page of `free` holds anything a reader needs
+    /// (compaction builds a new image around pages whose numbers must not
+    /// change).
+    pub fn with_free_pages(base: Arc<dyn PageSource>, free: &[u32]) -> PageOverlay {
+        let mut ov = PageOverlay::new(base);
+        let mut reuse: Vec<u32> = free.iter().copied().filter(|&p| p < ov.pages).collect();
+        reuse.sort_unstable_by(|a, b| b.cmp(a));
+        reuse.dedup();
+        ov.reuse = reuse;
+        ov
+    }
+
+    /// Free pages [`PageOverlay::with_free_pages`] listed that no append
+    /// has taken yet.
+    pub fn unused_free_pages(&self) -> usize {
+        self.reuse.len()
     }
 
     /// Pages of the committed image.
@@ -165,6 +191,11 @@ impl PageStore for PageOverlay {
         Ok(())
     }
     fn append(&mut self) -> Result<u32, FormatError> {
+        if let Some(n) = self.reuse.pop() {
+            self.dirty
+                .insert(n, Arc::from(vec![0u8; self.base.page_size()]));
+            return Ok(n);
+        }
         let n = self.pages;
         let next = n
             .checked_add(1)
@@ -195,6 +226,20 @@ mod tests {
         let c = o.into_changes().unwrap();
         assert_eq!(c.new_pages, 3);
         assert_eq!(c.pages.keys().copied().collect::<Vec<_>>(), vec![1, 2]);
+    }
+
+    #[test]
+    fn free_pages_are_handed_out_first_then_the_image_grows() {
+        let base: Arc<dyn PageSource> = Arc::new(MemPageSource::new(vec![7u8; 4 * 4096], 4096));
+        let mut ov = PageOverlay::with_free_pages(base, &[3, 1, 9, 1]);
+        assert_eq!(ov.unused_free_pages(), 2);
+        assert_eq!(ov.append().unwrap(), 1);
+        assert!(ov.read_page(1).unwrap().iter().all(|&b| b == 0));
+        assert_eq!(ov.append().unwrap(), 3);
+        assert_eq!(ov.append().unwrap(), 4);
+        assert_eq!(ov.page_count(), 5);
+        let c = ov.into_changes().unwrap();
+        assert_eq!(c.pages.keys().copied().collect::<Vec<_>>(), vec![1, 3, 4]);
     }
 
     #[test]

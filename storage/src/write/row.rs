@@ -535,6 +535,11 @@ pub fn encode_value_in(
     Ok(OwnedField::Bytes(bytes))
 }
 
+/// Whether the column's value is the null-mask bit (a plain Yes/No column).
+fn is_mask_bool(c: &crate::tdef::Column) -> bool {
+    c.jet_type == JetType::Boolean && !c.is_calculated()
+}
+
 /// Assembles a Jet4/ACE row from one field per column of `def.columns`
 /// (long-value fields already as descriptors). A `Null` or short fixed
 /// field is stored as zeros with its null-mask bit clear.
@@ -549,8 +554,8 @@ pub fn assemble(def: &TableDef, fields: &[OwnedField]) -> Vec<u8> {
     let fixed_len = def
         .columns
         .iter()
-        .filter(|c| c.is_fixed())
-        .map(|c| usize::from(c.fixed_offset) + c.jet_type.fixed_size().unwrap_or(0))
+        .filter(|c| c.is_fixed() && !is_mask_bool(c))
+        .map(|c| usize::from(c.fixed_offset) + crate::scan::fixed_len(c))
         .max()
         .unwrap_or(0);
     let mut row = Vec::with_capacity(64);
@@ -571,7 +576,7 @@ pub fn assemble(def: &TableDef, fields: &[OwnedField]) -> Vec<u8> {
                 set(&mut mask, c.col_num);
                 if c.is_fixed() {
                     let start = 2 + usize::from(c.fixed_offset);
-                    let n = b.len().min(c.jet_type.fixed_size().unwrap_or(0));
+                    let n = b.len().min(crate::scan::fixed_len(c));
                     row[start..start + n].copy_from_slice(&b[..n]);
                 } else {
                     var.push((c.var_index, b));

@@ -189,7 +189,7 @@ pub struct TdefExtra {
     pub lval_maps: Vec<(u16, u32, u32)>,
 }
 
-fn bad(table: &str, why: impl Into<String>) -> WriteError {
+pub(crate) fn bad(table: &str, why: impl Into<String>) -> WriteError {
     WriteError::BadDefinition {
         table: table.to_string(),
         why: why.into(),
@@ -376,90 +376,8 @@ pub fn layout(version: JetVersion, spec: &TableSpec, page: u32, system: bool) ->
         usage_map: 0,
         free_map: 0,
     };
-    let mut names = std::collections::HashSet::new();
-    let mut primary = false;
     for idx in &spec.indexes {
-        check_name(table, "index", &idx.name)?;
-        if !names.insert(idx.name.to_lowercase()) {
-            return Err(bad(table, format!("duplicate index name {:?}", idx.name)));
-        }
-        if idx.primary {
-            if primary {
-                return Err(bad(table, "more than one primary key"));
-            }
-            primary = true;
-        }
-        if idx.columns.is_empty() || idx.columns.len() > MAX_INDEX_COLUMNS {
-            return Err(bad(
-                table,
-                format!("index {:?}: 1 to 10 key columns", idx.name),
-            ));
-        }
-        let mut key = Vec::new();
-        for (name, dir) in &idx.columns {
-            let col = def
-                .columns
-                .iter()
-                .find(|c| c.name.eq_ignore_ascii_case(name))
-                .ok_or_else(|| bad(table, format!("index {:?}: no column {name:?}", idx.name)))?;
-            if col.jet_type.is_long_value() {
-                return Err(bad(
-                    table,
-                    format!(
-                        "index {:?}: Memo/OLE column {name:?} cannot be a key",
-                        idx.name
-                    ),
-                ));
-            }
-            if key.iter().any(|(n, _)| *n == col.col_num) {
-                return Err(bad(
-                    table,
-                    format!("index {:?}: column {name:?} twice", idx.name),
-                ));
-            }
-            key.push((col.col_num, *dir));
-        }
-        let mut flags = 0;
-        if idx.unique || idx.primary {
-            flags |= INDEX_UNIQUE;
-        }
-        if idx.ignore_nulls {
-            flags |= INDEX_IGNORE_NULLS;
-        }
-        if idx.primary {
-            flags |= INDEX_REQUIRED;
-        }
-        let real = match def
-            .real_indexes
-            .iter()
-            .position(|r| r.key == key && r.flags == flags)
-        {
-            Some(r) => r,
-            None => {
-                def.real_indexes.push(RealIndex {
-                    key,
-                    usage_map: 0,
-                    root_page: 0,
-                    flags,
-                });
-                def.real_indexes.len() - 1
-            }
-        };
-        def.indexes.push(LogicalIndex {
-            name: idx.name.clone(),
-            number: def.indexes.len() as u32,
-            real_index: real as u32,
-            kind: if idx.primary {
-                IndexKind::PrimaryKey
-            } else {
-                IndexKind::Normal
-            },
-            rel_index: None,
-            rel_primary: false,
-            rel_table_page: 0,
-            cascade_updates: false,
-            cascade_deletes: false,
-        });
+        super::index_def::add_index(&mut def, table, idx)?;
     }
     Ok(def)
 }
@@ -518,6 +436,54 @@ fn put_name(out: &mut Vec<u8>, name: &str) {
 
 fn put3(out: &mut Vec<u8>, pointer: u32) {
     out.extend_from_slice(&pointer.to_le_bytes());
+}
+
+/// Appends the Jet4/ACE descriptor of real index `r` (52 bytes: a magic
+/// number, ten key column slots, usage map, root page, flags).
+pub fn real_index_entry(b: &mut Vec<u8>, r: &RealIndex) {
+    b.extend_from_slice(&MAGIC_INDEX.to_le_bytes());
+    for k in 0..MAX_INDEX_COLUMNS {
+        match r.key.get(k) {
+            Some((col, dir)) => {
+                b.extend_from_slice(&col.to_le_bytes());
+                b.push(if *dir == Direction::Ascending {
+                    0x01
+                } else {
+                    0x00
+                });
+            }
+            None => b.extend_from_slice(&[0xFF, 0xFF, 0x00]),
+        }
+    }
+    put3(b, r.usage_map);
+    b.extend_from_slice(&r.root_page.to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.push(r.flags);
+    b.extend_from_slice(&[0u8; 5]);
+}
+
+/// Appends the Jet4/ACE descriptor of logical index `l` (28 bytes).
+pub fn logical_index_entry(b: &mut Vec<u8>, l: &LogicalIndex) {
+    b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
+    b.extend_from_slice(&l.number.to_le_bytes());
+    b.extend_from_slice(&l.real_index.to_le_bytes());
+    b.push(u8::from(l.rel_primary));
+    b.extend_from_slice(&l.rel_index.unwrap_or(u32::MAX).to_le_bytes());
+    b.extend_from_slice(&l.rel_table_page.to_le_bytes());
+    b.push(u8::from(l.cascade_updates));
+    b.push(u8::from(l.cascade_deletes));
+    b.push(match l.kind {
+        IndexKind::Normal => 0,
+        IndexKind::PrimaryKey => 1,
+        IndexKind::ForeignKey => 2,
+        IndexKind::Other(k) => k,
+    });
+    b.extend_from_slice(&[0u8; 4]);
+}
+
+/// Appends `name` as a definition stores it (u16 byte length, UTF-16LE).
+pub fn name_bytes(b: &mut Vec<u8>, name: &str) {
+    put_name(b, name);
 }
 
 /// Encodes the definition bytes of `def` (Jet4/ACE layout): the whole
@@ -592,42 +558,10 @@ pub fn encode(version: JetVersion, def: &TableDef, extra: &TdefExtra) -> WResult
         put_name(&mut b, &c.name);
     }
     for r in &def.real_indexes {
-        b.extend_from_slice(&MAGIC_INDEX.to_le_bytes());
-        for k in 0..MAX_INDEX_COLUMNS {
-            match r.key.get(k) {
-                Some((col, dir)) => {
-                    b.extend_from_slice(&col.to_le_bytes());
-                    b.push(if *dir == Direction::Ascending {
-                        0x01
-                    } else {
-                        0x00
-                    });
-                }
-                None => b.extend_from_slice(&[0xFF, 0xFF, 0x00]),
-            }
-        }
-        put3(&mut b, r.usage_map);
-        b.extend_from_slice(&r.root_page.to_le_bytes());
-        b.extend_from_slice(&0u32.to_le_bytes());
-        b.push(r.flags);
-        b.extend_from_slice(&[0u8; 5]);
+        real_index_entry(&mut b, r);
     }
     for l in &def.indexes {
-        b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
-        b.extend_from_slice(&l.number.to_le_bytes());
-        b.extend_from_slice(&l.real_index.to_le_bytes());
-        b.push(u8::from(l.rel_primary));
-        b.extend_from_slice(&l.rel_index.unwrap_or(u32::MAX).to_le_bytes());
-        b.extend_from_slice(&l.rel_table_page.to_le_bytes());
-        b.push(u8::from(l.cascade_updates));
-        b.push(u8::from(l.cascade_deletes));
-        b.push(match l.kind {
-            IndexKind::Normal => 0,
-            IndexKind::PrimaryKey => 1,
-            IndexKind::ForeignKey => 2,
-            IndexKind::Other(k) => k,
-        });
-        b.extend_from_slice(&[0u8; 4]);
+        logical_index_entry(&mut b, l);
     }
     for l in &def.indexes {
         put_name(&mut b, &l.name);
@@ -646,43 +580,9 @@ pub fn encode(version: JetVersion, def: &TableDef, extra: &TdefExtra) -> WResult
 /// Reads the long-value column usage-map list that follows the logical
 /// index names of a TDEF (ends with `FF FF`); empty when absent.
 pub fn parse_extra(def: &TableDef, chain: &[u8], version: JetVersion) -> TdefExtra {
-    let l = version.layout();
-    let mut pos = l.tdef_block_end
-        + def.real_indexes.len() * l.real_idx_count_entry
-        + def.columns.len() * l.col_entry;
-    let skip_name = |pos: &mut usize| -> Option<()> {
-        let n = u16::from_le_bytes([*chain.get(*pos)?, *chain.get(*pos + 1)?]);
-        *pos += 2 + usize::from(n);
-        Some(())
-    };
     let mut out = TdefExtra::default();
-    let walk = (|| -> Option<()> {
-        for _ in 0..def.columns.len() {
-            skip_name(&mut pos)?;
-        }
-        pos += def.real_indexes.len() * l.real_idx_entry + def.indexes.len() * l.logical_idx_entry;
-        for _ in 0..def.indexes.len() {
-            skip_name(&mut pos)?;
-        }
-        loop {
-            let col = u16::from_le_bytes([*chain.get(pos)?, *chain.get(pos + 1)?]);
-            if col == 0xFFFF {
-                return Some(());
-            }
-            let g = |o: usize| -> Option<u32> {
-                Some(u32::from_le_bytes([
-                    *chain.get(o)?,
-                    *chain.get(o + 1)?,
-                    *chain.get(o + 2)?,
-                    *chain.get(o + 3)?,
-                ]))
-            };
-            out.lval_maps.push((col, g(pos + 2)?, g(pos + 6)?));
-            pos += 10;
-        }
-    })();
-    if walk.is_none() {
-        out.lval_maps.clear();
+    if let Some(p) = super::tdef_splice::pointer_offsets(def, chain, version) {
+        out.lval_maps = p.lval_maps.iter().map(|&(c, o, f, _)| (c, o, f)).collect();
     }
     out
 }
@@ -815,6 +715,28 @@ mod tests {
             (def.usage_map, def.free_map)
         );
         assert_eq!(parse_extra(&back, &bytes, JetVersion::Jet4), extra);
+        // every pointer is where the encoder put it
+        let p =
+            crate::write::tdef_splice::pointer_offsets(&back, &bytes, JetVersion::Jet4).unwrap();
+        let at =
+            |o: usize| u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
+        assert_eq!(
+            (at(p.usage_map), at(p.free_map)),
+            (def.usage_map, def.free_map)
+        );
+        assert_eq!(
+            p.real_indexes
+                .iter()
+                .map(|&(m, r)| (at(m), at(r)))
+                .collect::<Vec<_>>(),
+            def.real_indexes
+                .iter()
+                .map(|r| (r.usage_map, r.root_page))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(p.lval_maps.len(), 1);
+        let (_, _, _, o) = p.lval_maps[0];
+        assert_eq!((at(o), at(o + 4)), ((10 << 8) | 4, (10 << 8) | 5));
         assert_eq!(
             back.columns[3].var_index, 1,
             "long values after other variable columns"

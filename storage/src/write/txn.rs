@@ -25,7 +25,11 @@ use jet_kernels::row_slot::pack_row_pointer;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub(crate) mod copy;
+mod index_ddl;
+pub use index_ddl::IndexBuilt;
 mod relations;
+mod rename;
 
 /// A [`CommitTarget`] the writer can also read the committed image from.
 pub trait WriteTarget: CommitTarget {
@@ -1165,9 +1169,53 @@ impl<'w> Transaction<'w> {
         if page.owner() != def.page || usize::from(bm.row) >= page.row_count() {
             return Ok(None);
         }
-        let Some((p, range)) =
-            crate::data_page::resolve_row(&self.ov, l, &page, usize::from(bm.row))?
-        else {
+        self.fields_at(def, &page, usize::from(bm.row))
+    }
+
+    /// Calls `f` with the bookmark and stored fields of every live row of
+    /// the table `def`, in page and slot order (each page decoded once).
+    fn each_live_row(
+        &self,
+        def: &TableDef,
+        mut f: impl FnMut(Bookmark, Vec<OwnedField>) -> WResult<()>,
+    ) -> WResult<()> {
+        let l = self.layout();
+        for p in crate::usage_map::read_pages(&self.ov, l, def.usage_map)? {
+            let bytes = self.ov.read_page(p)?;
+            if bytes[0] != page_type::DATA {
+                continue;
+            }
+            let dp = crate::data_page::DataPage::from_page(l, p, bytes)?;
+            if dp.owner() != def.page {
+                continue;
+            }
+            for i in 0..dp.row_count() {
+                if dp.slot(i).is_some_and(|s| !s.deleted)
+                    && let Some(fields) = self.fields_at(def, &dp, i)?
+                {
+                    f(
+                        Bookmark {
+                            page: p,
+                            row: i as u8,
+                        },
+                        fields,
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The stored fields of row `row` of data page `page` (overflow
+    /// followed), or `None` for a deleted slot.
+    fn fields_at(
+        &self,
+        def: &TableDef,
+        page: &crate::data_page::DataPage,
+        row: usize,
+    ) -> WResult<Option<Vec<OwnedField>>> {
+        let l = self.layout();
+        let Some((p, range)) = crate::data_page::resolve_row(&self.ov, l, page, row)? else {
             return Ok(None);
         };
         let mut offsets = Vec::new();
@@ -1565,7 +1613,7 @@ pub fn empty_leaf(l: &Layout, tdef_page: u32) -> Vec<u8> {
 
 /// Usage-map rows being added for one table: the data page holding them.
 #[derive(Default)]
-struct MapPages {
+pub(crate) struct MapPages {
     current: Option<u32>,
 }
 

@@ -205,7 +205,7 @@ fn same_key_type(b: &TableDef, o: usize, a: &TableDef, p: usize) -> bool {
 }
 
 /// A key value for an error message.
-fn show(def: &TableDef, p: usize, f: &OwnedField) -> String {
+pub(super) fn show(def: &TableDef, p: usize, f: &OwnedField) -> String {
     let OwnedField::Bytes(b) = f else {
         return match f {
             OwnedField::Bool(v) => v.to_string(),
