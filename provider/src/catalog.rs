@@ -20,8 +20,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// sees the new rows (and tables).
 ///
 /// Saved select, union and crosstab queries answer to their names too, as
-/// views, once a session has given the schema a [`ViewPlanner`] (hidden
-/// `~sq_` queries answer to their exact names but are not listed).
+/// views, once a session has given the schema a [`ViewPlanner`] (the ones
+/// Access hides are listed too: hiding is for its navigation pane).
 #[derive(Debug)]
 pub struct JetSchemaProvider {
     handle: Arc<JetHandle>,
@@ -95,7 +95,9 @@ impl JetSchemaProvider {
         }
         self.saved_queries()
             .iter()
-            .filter(|q| q.kind.is_select_like() && !q.hidden)
+            // hidden ones too: Access hides them from its navigation pane,
+            // not from SQL, and names in statements resolve against this list
+            .filter(|q| q.kind.is_select_like())
             .map(|q| q.name.clone())
             .collect()
     }

@@ -43,7 +43,7 @@ use jet_storage::write::WResult;
 use jet_storage::{Database, OpenOptions, ScanOptions, Transaction, Writer};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 fn err(msg: impl Into<String>) -> DataFusionError {
@@ -135,7 +135,16 @@ impl JetHandle {
     }
 
     fn reopen(&self, path: &PathBuf) -> Result<Database> {
-        Database::open(path, OpenOptions::default()).map_err(to_df)
+        let options = OpenOptions {
+            password: self.options.password.clone(),
+            ..OpenOptions::default()
+        };
+        Database::open(path, options).map_err(to_df)
+    }
+
+    /// The file's writer (its lock taken), unlocked with the password.
+    fn open_writer(&self, path: &Path) -> Result<Writer<JournaledFile>> {
+        Database::open_writable_with_password(path, self.options.password.as_ref()).map_err(to_df)
     }
 
     /// Takes the file's writer lock for one statement that writes (waiting
@@ -156,7 +165,7 @@ impl JetHandle {
         if st.explicit.is_some() || st.statement.is_some() {
             return Ok(());
         }
-        let writer = Database::open_writable(&path).map_err(to_df)?;
+        let writer = self.open_writer(&path)?;
         st.db = self.reopen(&path)?;
         st.statement = Some(writer);
         Ok(())
@@ -201,7 +210,7 @@ impl JetHandle {
             st.db = self.reopen(&path)?;
             return Ok(out);
         }
-        let mut writer = Database::open_writable(&path).map_err(to_df)?;
+        let mut writer = self.open_writer(&path)?;
         let db = writer.database().map_err(to_df)?;
         let p = prepare(&db)?;
         drop(db);
@@ -219,11 +228,14 @@ impl JetHandle {
         if st.explicit.is_some() {
             return Err(err("a transaction is already open (BEGIN inside BEGIN)"));
         }
-        let file = Database::open_writable(&path).map_err(to_df)?;
+        let file = self.open_writer(&path)?;
         let base = std::fs::read(&path).map_err(DataFusionError::IoError)?;
-        let mem = Writer::new(MemImage {
-            bytes: base.clone(),
-        })
+        let mem = Writer::with_password(
+            MemImage {
+                bytes: base.clone(),
+            },
+            self.options.password.as_ref(),
+        )
         .map_err(to_df)?;
         st.explicit = Some(Explicit { file, base, mem });
         st.db = ex_db(st.explicit.as_ref())?;

@@ -36,6 +36,10 @@ pub struct JetOptions {
     /// Allow INSERT / UPDATE / DELETE / CREATE TABLE / DROP TABLE. Off (the
     /// default): the database is read-only and every write is refused.
     pub writable: bool,
+    /// The database's password: it opens an encrypted file (and every
+    /// re-open after a write), and pages written to it are encrypted
+    /// again. Never shown (its `Debug` hides it).
+    pub password: Option<jet_storage::Password>,
 }
 
 impl Default for JetOptions {
@@ -45,6 +49,7 @@ impl Default for JetOptions {
             pushdown: true,
             batch_size: 8192,
             writable: false,
+            password: None,
         }
     }
 }

@@ -1,9 +1,10 @@
 //! The storage-level subcommands kept from the first cut of the tool:
 //! `tables`, `describe`, `scan` and `cat` read the file directly (no SQL).
 
+use crate::session::OpenRequest;
 use arrow_array::RecordBatch;
 use clap::Subcommand;
-use jet_storage::{Database, OpenOptions, ScanOptions};
+use jet_storage::ScanOptions;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -80,13 +81,18 @@ fn format_batch(b: &RecordBatch, json: bool) -> Result<Vec<u8>, SendError> {
 }
 
 /// Runs one storage-level subcommand, writing to standard output.
-pub fn run(cmd: Cmd) -> Result<(), Box<dyn std::error::Error>> {
+pub fn run(cmd: Cmd, req: &OpenRequest) -> Result<(), Box<dyn std::error::Error>> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match cmd {
         Cmd::Tables { file, system } => {
-            let db = Database::open(&file, OpenOptions::default())?;
+            let db = crate::session::open_database(&file, req)?;
             writeln!(out, "# {} ({})", file.display(), db.version())?;
+            if db.protection().scheme != jet_storage::ProtectionScheme::Plain
+                || db.protection().password
+            {
+                writeln!(out, "# protection: {}", db.protection())?;
+            }
             let mut names = db.table_names();
             if system {
                 names.extend(db.system_table_names());
@@ -107,7 +113,7 @@ pub fn run(cmd: Cmd) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         Cmd::Queries { file, name, hidden } => {
-            let db = Database::open(&file, OpenOptions::default())?;
+            let db = crate::session::open_database(&file, req)?;
             let queries = match &name {
                 Some(n) => vec![db.query(n)?],
                 None => db
@@ -128,7 +134,7 @@ pub fn run(cmd: Cmd) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         Cmd::Describe { file, table } => {
-            let db = Database::open(&file, OpenOptions::default())?;
+            let db = crate::session::open_database(&file, req)?;
             let t = db.table(&table)?;
             writeln!(
                 out,
@@ -174,13 +180,11 @@ pub fn run(cmd: Cmd) -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 jet_storage::Backend::File
             };
-            let db = Database::open(
-                &file,
-                OpenOptions {
-                    backend,
-                    ..Default::default()
-                },
-            )?;
+            let options = jet_storage::OpenOptions {
+                backend,
+                ..crate::session::open_options(req)
+            };
+            let db = jet_storage::Database::open(&file, options)?;
             let t = db.table(&table)?;
             let start = std::time::Instant::now();
             let mut rows = 0usize;
@@ -201,7 +205,7 @@ pub fn run(cmd: Cmd) -> Result<(), Box<dyn std::error::Error>> {
             format,
             limit,
         } => {
-            let db = Database::open(&file, OpenOptions::default())?;
+            let db = crate::session::open_database(&file, req)?;
             let t = db.table(&table)?;
             let opts = ScanOptions {
                 limit,

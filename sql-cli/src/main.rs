@@ -65,9 +65,12 @@ struct Cli {
     /// Result format [default: table in the shell and on a terminal, csv when piped].
     #[arg(long, value_enum)]
     format: Option<Format>,
-    /// Database password (Jet3/Jet4 passwords only mask the header: those
-    /// files open without it; encrypted ACCDB files are not supported yet).
-    #[arg(long, value_name = "PASSWORD")]
+    /// Database password: opens encrypted ACCDB (Agile, Standard and RC4
+    /// CryptoAPI) and Money files, and writes keep them encrypted; a
+    /// Jet3/Jet4 database password is checked when given. Default:
+    /// $JETSQL_PASSWORD. Subcommands take it too
+    /// (`jetsql tables FILE --password P`).
+    #[arg(long, value_name = "PASSWORD", global = true)]
     password: Option<String>,
     /// Open the databases for writing: INSERT, UPDATE, DELETE, CREATE TABLE,
     /// DROP TABLE and BEGIN/COMMIT/ROLLBACK change the files (each
@@ -113,9 +116,6 @@ enum Command {
         /// error and skipped.
         #[arg(long)]
         views: bool,
-        /// Database password (see the main help).
-        #[arg(long, value_name = "PASSWORD")]
-        password: Option<String>,
     },
     /// Recover a database after a crash: roll back or finish the
     /// transaction its journal (`FILE.jetjournal`) records.
@@ -127,6 +127,17 @@ enum Command {
         /// exactly as it is. Copy both files first.
         #[arg(long)]
         discard_journal: bool,
+    },
+    /// Compact a database: rewrite it without free space, deleted rows or
+    /// fragmented long values (tables, indexes, relationships, properties
+    /// and saved queries kept), built beside it and swapped in atomically
+    /// (or written to -o OUT). Jet4 and ACE files.
+    Compact {
+        /// Database file.
+        file: PathBuf,
+        /// Write the compacted copy here (a new file) instead of replacing FILE.
+        #[arg(short = 'o', long, value_name = "OUT")]
+        output: Option<PathBuf>,
     },
     #[command(flatten)]
     Storage(legacy::Cmd),
@@ -205,6 +216,13 @@ fn ordered_inputs(cli: &Cli, m: &clap::ArgMatches) -> Vec<Input> {
 }
 
 fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
+    let req = OpenRequest {
+        password: cli.password.clone().or_else(|| {
+            std::env::var("JETSQL_PASSWORD")
+                .ok()
+                .filter(|p| !p.is_empty())
+        }),
+    };
     match cli.cmd {
         Some(Command::Export {
             file,
@@ -212,9 +230,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             format,
             table,
             views,
-            password,
         }) => {
-            let req = OpenRequest { password };
             let (tables, view_names) = if views {
                 export_views::split_names(&file, &table, &req)?
             } else {
@@ -248,7 +264,21 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             }
             return Ok(());
         }
-        Some(Command::Storage(cmd)) => return legacy::run(cmd).map_err(|e| e.to_string()),
+        Some(Command::Compact { file, output }) => {
+            let r = jet_storage::write::compact_file(&file, output.as_deref())
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            out_line(format_args!(
+                "{}: {} → {} bytes ({} tables, {} rows, {} indexes)",
+                output.as_deref().unwrap_or(&file).display(),
+                r.bytes_before,
+                r.bytes_after,
+                r.tables,
+                r.rows,
+                r.indexes
+            ))?;
+            return Ok(());
+        }
+        Some(Command::Storage(cmd)) => return legacy::run(cmd, &req).map_err(|e| e.to_string()),
         Some(Command::Recover {
             file,
             discard_journal,
@@ -271,9 +301,6 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
         .unwrap_or_else(jet_provider::frontdoor::default_memory_limit);
     let session = session::new_session(limit).map_err(|e| e.to_string())?;
     session.set_dialect(cli.dialect);
-    let req = OpenRequest {
-        password: cli.password.clone(),
-    };
     let dbs = session::register_files(&session, &files, &req, cli.write)?;
     let format = cli
         .format

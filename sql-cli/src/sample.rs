@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 /// `fixtures/sample.accdb`.
 const EMBEDDED: &[u8] = include_bytes!("../../fixtures/sample.accdb");
 
-/// The sample: `$JETSQL_SAMPLE` when set, else the copy of the built-in
+/// The sample: `$JETSQL_SAMPLE` when set (and not empty), else the copy of the built-in
 /// sample in the temporary directory (written when missing or changed).
 pub fn sample_path() -> Result<PathBuf, String> {
-    if let Some(p) = std::env::var_os("JETSQL_SAMPLE") {
+    if let Some(p) = std::env::var_os("JETSQL_SAMPLE").filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         return if p.is_file() {
             Ok(p)

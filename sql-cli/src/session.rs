@@ -70,36 +70,28 @@ impl OpenDb {
     }
 }
 
-/// Opens `path`, turning storage errors into messages that name the file;
-/// an encrypted ACCDB says that decryption is not supported.
+/// Opens `path` with the request's password, turning storage errors into
+/// messages that name the file (never the password).
 pub fn open_database(path: &Path, req: &OpenRequest) -> std::result::Result<Database, String> {
-    match Database::open(path, OpenOptions::default()) {
+    match Database::open(path, open_options(req)) {
         Ok(db) => Ok(db),
-        Err(JetError::Format(FormatError::Encrypted(what))) => Err(format!(
-            "{}: the file is encrypted ({what}); jetsql cannot decrypt it yet{}",
-            path.display(),
-            if req.password.is_some() {
-                ", even with --password"
-            } else {
-                ""
-            }
-        )),
-        // the storage library decrypts with a password; the CLI does not
-        // pass `--password` to it yet
         Err(JetError::Crypt(jet_storage::CryptError::PasswordRequired { protection })) => {
             Err(format!(
-                "{}: the file is encrypted ({protection}); jetsql cannot decrypt it yet{}",
-                path.display(),
-                if req.password.is_some() {
-                    ", even with --password"
-                } else {
-                    ""
-                }
+                "{}: the file is protected ({protection}); give its password with --password or JETSQL_PASSWORD",
+                path.display()
             ))
         }
         // the message names the path already
         Err(e @ JetError::Format(FormatError::NotAFile { .. })) => Err(e.to_string()),
         Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// The storage options of a request: its password.
+pub fn open_options(req: &OpenRequest) -> OpenOptions {
+    OpenOptions {
+        password: req.password.as_deref().map(jet_storage::Password::from),
+        ..OpenOptions::default()
     }
 }
 
@@ -150,6 +142,7 @@ pub fn register_files(
     let mut dbs: Vec<OpenDb> = Vec::new();
     let options = JetOptions {
         writable,
+        password: req.password.as_deref().map(jet_storage::Password::from),
         ..JetOptions::default()
     };
     for path in files {

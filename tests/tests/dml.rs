@@ -238,7 +238,7 @@ async fn read_only_registration_refuses_writes() {
     .await;
     assert!(e.contains("read-only"), "{e}");
     let e = refused(&s, &path, "BEGIN").await;
-    assert!(e.contains("writable"), "{e}");
+    assert!(e.contains("read-only"), "{e}");
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@ use super::refuse;
 use datafusion::error::Result;
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{
-    CreateTable, Expr as SqlExpr, ObjectName, ObjectType, Statement as SqlStatement,
+    CreateIndex, CreateTable, Expr as SqlExpr, ObjectName, ObjectType, Statement as SqlStatement,
     visit_expressions,
 };
 use std::ops::ControlFlow;
@@ -32,8 +32,10 @@ pub(super) enum Kind {
     DropTable(Vec<String>, bool),
     /// `CREATE TABLE` (column list or `AS SELECT`).
     CreateTable(Box<CreateTable>),
-    /// `CREATE INDEX name ON table (…)`: the table's name.
-    CreateIndex(ObjectName),
+    /// `CREATE INDEX name ON table (…)`.
+    CreateIndex(Box<CreateIndex>),
+    /// `DROP INDEX names [ON table]` (with IF EXISTS).
+    DropIndex(Vec<ObjectName>, Option<ObjectName>, bool),
     /// `INSERT` (possibly under EXPLAIN).
     Insert,
     /// `EXECUTE name [value, …]`: a saved query when one has the name
@@ -48,7 +50,12 @@ impl Kind {
     pub(super) fn writes(&self) -> bool {
         matches!(
             self,
-            Kind::Dml(_) | Kind::Insert | Kind::DropTable(..) | Kind::CreateTable(_)
+            Kind::Dml(_)
+                | Kind::Insert
+                | Kind::DropTable(..)
+                | Kind::CreateTable(_)
+                | Kind::CreateIndex(_)
+                | Kind::DropIndex(..)
         )
     }
 }
@@ -68,7 +75,7 @@ fn explained(k: Kind) -> Result<Kind> {
     match k {
         Kind::Dml(_) | Kind::Insert | Kind::Other => Ok(k),
         _ => Err(refuse(
-            "EXPLAIN of BEGIN/COMMIT/ROLLBACK, CREATE TABLE, CREATE INDEX, DROP TABLE or EXECUTE is not supported; nothing changed",
+            "EXPLAIN of BEGIN/COMMIT/ROLLBACK, CREATE TABLE, CREATE/DROP INDEX, DROP TABLE or EXECUTE is not supported; nothing changed",
         )),
     }
 }
@@ -122,7 +129,14 @@ fn classify_sql(s: &SqlStatement) -> Result<Kind> {
             ..
         } => Kind::DropTable(names.iter().map(|n| n.to_string()).collect(), *if_exists),
         SqlStatement::CreateTable(ct) => Kind::CreateTable(Box::new(ct.clone())),
-        SqlStatement::CreateIndex(ci) => Kind::CreateIndex(ci.table_name.clone()),
+        SqlStatement::CreateIndex(ci) => Kind::CreateIndex(Box::new(ci.clone())),
+        SqlStatement::Drop {
+            object_type: ObjectType::Index,
+            if_exists,
+            names,
+            table,
+            ..
+        } => Kind::DropIndex(names.clone(), table.clone(), *if_exists),
         SqlStatement::Insert(_) => Kind::Insert,
         SqlStatement::Execute {
             name: Some(name),

@@ -11,6 +11,7 @@
 //! what the statement looked like.
 
 mod execute;
+mod index_ddl;
 mod kind;
 
 use crate::access::{Params, SqlDialect};
@@ -180,7 +181,11 @@ impl JetSession {
         options: JetOptions,
         default_schema: bool,
     ) -> Result<Arc<JetHandle>> {
-        let db = Database::open(path.as_ref(), OpenOptions::default()).map_err(to_df)?;
+        let open = OpenOptions {
+            password: options.password.clone(),
+            ..OpenOptions::default()
+        };
+        let db = Database::open(path.as_ref(), open).map_err(to_df)?;
         self.register_database(name, db, options, default_schema)
     }
 
@@ -455,7 +460,7 @@ impl JetSession {
                 let hs = self.writable();
                 if hs.is_empty() {
                     return Err(refuse(
-                        "BEGIN: no database is open for writing (jetsql --write)",
+                        "BEGIN: every database is open read-only (open one for writing: jetsql --write)",
                     ));
                 }
                 for (i, h) in hs.iter().enumerate() {
@@ -504,14 +509,17 @@ impl JetSession {
                 }
                 None => self.run(s, dialect).await,
             },
-            Kind::CreateIndex(table) => {
-                if let (Some(_), real) = self.resolve_jet_table(&table.to_string())? {
-                    return Err(refuse(format!(
-                        "CREATE INDEX on table {real:?}: adding an index to an existing table is not supported \
-                         by the writer yet; declare indexes in CREATE TABLE (PRIMARY KEY, UNIQUE); nothing changed"
-                    )));
+            Kind::CreateIndex(ci) => {
+                if let (Some(handle), real) = self.resolve_jet_table(&ci.table_name.to_string())? {
+                    return self.create_jet_index(&handle, &real, &ci);
                 }
                 self.run(s, dialect).await
+            }
+            Kind::DropIndex(names, table, if_exists) => {
+                match self.drop_jet_indexes(&names, table.as_ref(), if_exists)? {
+                    Some(done) => Ok(done),
+                    None => self.run(s, dialect).await,
+                }
             }
             Kind::Dml(has_where) => {
                 self.guard.set(Some(has_where));

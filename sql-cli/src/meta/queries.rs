@@ -7,6 +7,15 @@ use crate::shell::Shell;
 use jet_provider::views::UnrunnableQuery;
 use jet_storage::SavedQuery;
 
+/// A parameter's name as Access SQL writes it: in brackets.
+fn bracketed(name: &str) -> String {
+    if name.starts_with('[') {
+        name.to_string()
+    } else {
+        format!("[{name}]")
+    }
+}
+
 /// How a saved query of `kind` is used from jetsql.
 fn use_of(q: &SavedQuery) -> &'static str {
     use jet_storage::QueryKind as K;
@@ -25,7 +34,7 @@ pub fn list_queries(shell: &Shell, hidden: bool) -> Result<String, String> {
         let db = d.db()?;
         let queries = db.queries().map_err(|e| format!("{}: {e}", d.name))?;
         for q in queries.iter().filter(|q| hidden || !q.hidden) {
-            let params: Vec<&str> = q.parameters.iter().map(|(n, _)| n.as_str()).collect();
+            let params: Vec<String> = q.parameters.iter().map(|(n, _)| bracketed(n)).collect();
             let mut row = vec![
                 d.name.clone(),
                 q.name.clone(),
@@ -100,7 +109,7 @@ pub fn describe_query(shell: &Shell, name: &str) -> Result<String, String> {
         let rows: Vec<Vec<String>> = q
             .parameters
             .iter()
-            .map(|(n, t)| vec![n.clone(), t.clone()])
+            .map(|(n, t)| vec![bracketed(n), t.clone()])
             .collect();
         out.push_str("Parameters:\n");
         out.push_str(&table(&["parameter", "type"], &rows)?);

@@ -83,7 +83,16 @@ pub fn list_tables(shell: &Shell) -> Result<String, String> {
     if rows.is_empty() {
         return Ok("No tables.\n".into());
     }
-    table(&["database", "table", "columns", "indexes", "kind"], &rows)
+    let mut out = table(&["database", "table", "columns", "indexes", "kind"], &rows)?;
+    // which protection each database has (never its key)
+    for d in &shell.dbs {
+        let db = d.db()?;
+        let p = db.protection();
+        if p.scheme != jet_storage::ProtectionScheme::Plain || p.password {
+            out.push_str(&format!("{}: {p}\n", d.name));
+        }
+    }
+    Ok(out)
 }
 
 /// Finds `name` (a table, or `db.table`) among the open databases,

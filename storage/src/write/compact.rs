@@ -41,7 +41,7 @@
 //! number of live rows). A long value stored out of row may become inline
 //! (it reads the same).
 //!
-//! Refused by name, nothing written: Jet3 (Access 97) and encoded files; a
+//! Refused by name, nothing written: Jet3 (Access 97), Money and encoded files; a
 //! real index whose entries do not match the table's live rows (an entry
 //! for a row that is not live, a row listed twice, or fewer or more entries
 //! than rows); a long-value column holding out-of-row data without column
@@ -132,6 +132,11 @@ fn rebuild(image: &[u8]) -> crate::Result<Rebuilt> {
     }
     if header.db_key != 0 {
         return Err(FormatError::Encrypted("compacting encoded databases").into());
+    }
+    if header.msisam {
+        return Err(refuse(
+            "compacting a Microsoft Money (MSISAM) file: the writer does not write them".into(),
+        ));
     }
     let l = version.layout();
     let ps = l.page_size;
