@@ -7,6 +7,7 @@ mod tables;
 pub use queries::{describe_query, list_queries};
 pub use tables::{describe, list_tables};
 
+use crate::session::OpenDb;
 use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::arrow::util::pretty::pretty_format_batches;
@@ -58,4 +59,47 @@ pub(crate) fn unquote(s: &str) -> &str {
         }
     }
     s
+}
+
+/// Finds `name` (`NAME` or `db.NAME`, quotes optional) among the items
+/// `items_of` lists for each open database, named by `name_of`: under the
+/// named database first, then in every database as written; an exact match
+/// before one ignoring case. Each database's items are listed once.
+pub(crate) fn find_named<T>(
+    dbs: &[OpenDb],
+    name: &str,
+    items_of: impl Fn(&OpenDb) -> Result<Vec<T>, String>,
+    name_of: impl Fn(&T) -> &str,
+) -> Result<Option<(usize, T)>, String> {
+    let mut candidates: Vec<(usize, &str)> = (0..dbs.len()).map(|i| (i, unquote(name))).collect();
+    if let Some((db, rest)) = name.split_once('.')
+        && let Some(i) = dbs
+            .iter()
+            .position(|d| d.name.eq_ignore_ascii_case(unquote(db)))
+    {
+        candidates.insert(0, (i, unquote(rest)));
+    }
+    let mut listed: Vec<Option<Vec<T>>> = dbs.iter().map(|_| None).collect();
+    for exact in [true, false] {
+        for &(i, wanted) in &candidates {
+            if listed[i].is_none() {
+                listed[i] = Some(items_of(&dbs[i])?);
+            }
+            let Some(items) = listed[i].as_mut() else {
+                continue;
+            };
+            let hit = items.iter().position(|item| {
+                let n = name_of(item);
+                if exact {
+                    n == wanted
+                } else {
+                    n.eq_ignore_ascii_case(wanted)
+                }
+            });
+            if let Some(pos) = hit {
+                return Ok(Some((i, items.swap_remove(pos))));
+            }
+        }
+    }
+    Ok(None)
 }

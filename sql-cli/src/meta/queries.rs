@@ -1,7 +1,7 @@
 //! `\dv` (the saved queries of every open database) and `\d QUERY` (one
 //! query's SQL text, parameters and output columns).
 
-use super::{table, unquote};
+use super::{find_named, table};
 use crate::session::OpenDb;
 use crate::shell::Shell;
 use jet_provider::views::UnrunnableQuery;
@@ -58,40 +58,12 @@ pub fn list_queries(shell: &Shell, hidden: bool) -> Result<String, String> {
     table(&headers, &rows)
 }
 
-/// Finds the saved query `name` (a query, or `db.query`) among the open
-/// databases: exactly first, then ignoring case.
-fn resolve(dbs: &[OpenDb], name: &str) -> Result<Option<(usize, SavedQuery)>, String> {
-    let mut candidates: Vec<(usize, &str)> = (0..dbs.len()).map(|i| (i, unquote(name))).collect();
-    if let Some((db, query)) = name.split_once('.')
-        && let Some(i) = dbs
-            .iter()
-            .position(|d| d.name.eq_ignore_ascii_case(unquote(db)))
-    {
-        candidates.insert(0, (i, unquote(query)));
-    }
-    for exact in [true, false] {
-        for (i, q) in &candidates {
-            let queries = dbs[*i].db()?.queries().unwrap_or_default();
-            let hit = queries.into_iter().find(|s| {
-                if exact {
-                    s.name == *q
-                } else {
-                    s.name.eq_ignore_ascii_case(q)
-                }
-            });
-            if let Some(s) = hit {
-                return Ok(Some((*i, s)));
-            }
-        }
-    }
-    Ok(None)
-}
-
 /// `\d QUERY`: a saved query's kind, SQL text, declared parameters and,
 /// for a query that returns rows, its output columns (or why it cannot be
 /// run as it stands).
 pub fn describe_query(shell: &Shell, name: &str) -> Result<String, String> {
-    let Some((i, q)) = resolve(&shell.dbs, name)? else {
+    let queries_of = |d: &OpenDb| Ok(d.db()?.queries().unwrap_or_default());
+    let Some((i, q)) = find_named(&shell.dbs, name, queries_of, |q: &SavedQuery| &q.name)? else {
         return Err(format!(
             "no table or saved query {name:?} in the open databases (\\d lists them)"
         ));

@@ -1,6 +1,6 @@
 //! `\d` (every table, linked table and saved query) and `\d TABLE`.
 
-use super::{table, unquote};
+use super::{find_named, table};
 use crate::session::OpenDb;
 use crate::shell::Shell;
 use jet_storage::tdef::{Column, Direction, IndexKind};
@@ -95,34 +95,6 @@ pub fn list_tables(shell: &Shell) -> Result<String, String> {
     Ok(out)
 }
 
-/// Finds `name` (a table, or `db.table`) among the open databases,
-/// exactly first, then ignoring case.
-fn resolve<'a>(dbs: &'a [OpenDb], name: &str) -> Option<(&'a OpenDb, String)> {
-    let mut candidates: Vec<(&OpenDb, &str)> = dbs.iter().map(|d| (d, unquote(name))).collect();
-    if let Some((db, table)) = name.split_once('.') {
-        let db = unquote(db);
-        if let Some(d) = dbs.iter().find(|d| d.name.eq_ignore_ascii_case(db)) {
-            candidates.insert(0, (d, unquote(table)));
-        }
-    }
-    for exact in [true, false] {
-        for (d, t) in &candidates {
-            let names = d.db().map(|db| db.table_names()).unwrap_or_default();
-            let hit = names.into_iter().find(|n| {
-                if exact {
-                    n == t
-                } else {
-                    n.eq_ignore_ascii_case(t)
-                }
-            });
-            if let Some(n) = hit {
-                return Some((d, n));
-            }
-        }
-    }
-    None
-}
-
 /// A Jet type as Access names it, with its size where it has one.
 fn jet_type(c: &Column, version: JetVersion) -> String {
     let name = c.jet_type.name();
@@ -169,9 +141,11 @@ fn column_names(t: &Table, real_index: u32) -> String {
 /// `\d NAME`: the table's columns, indexes and keys; for a saved query
 /// its SQL, parameters and columns ([`super::describe_query`]).
 pub fn describe(shell: &Shell, name: &str) -> Result<String, String> {
-    let Some((d, real_name)) = resolve(&shell.dbs, name) else {
+    let tables_of = |d: &OpenDb| Ok(d.db().map(|db| db.table_names()).unwrap_or_default());
+    let Some((i, real_name)) = find_named(&shell.dbs, name, tables_of, |n: &String| n)? else {
         return super::describe_query(shell, name);
     };
+    let d = &shell.dbs[i];
     let db = d.db()?;
     let t = db
         .table(&real_name)
