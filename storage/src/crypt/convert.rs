@@ -18,14 +18,42 @@ fn refuse(why: &'static str) -> crate::Error {
     CryptError::NotConvertible { why }.into()
 }
 
+/// Applies `edit` to the header of `page0` unmasked, and stores the result
+/// masked again as Access keeps it.
+fn edit_header(page0: &mut [u8], version: crate::JetVersion, edit: impl FnOnce(&mut [u8])) {
+    let mut h = unmasked_header(page0, version);
+    edit(&mut h);
+    let end = (header::MASK_START + version.layout().header_mask_len).min(h.len());
+    rc4_apply(&header::MASK_KEY, &mut h[header::MASK_START..end]);
+    page0[header::MASK_START..end].copy_from_slice(&h[header::MASK_START..end]);
+}
+
 /// Rewrites the masked database key of `page0` (with its header region
 /// masked as stored) to `key`.
 fn set_db_key(page0: &mut [u8], version: crate::JetVersion, key: u32) {
-    let mut h = unmasked_header(page0, version);
-    h[header::DB_KEY..header::DB_KEY + 4].copy_from_slice(&key.to_le_bytes());
-    let end = header::MASK_START + version.layout().header_mask_len;
-    rc4_apply(&header::MASK_KEY, &mut h[header::MASK_START..end]);
-    page0[header::MASK_START..end].copy_from_slice(&h[header::MASK_START..end]);
+    edit_header(page0, version, |h| {
+        h[header::DB_KEY..header::DB_KEY + 4].copy_from_slice(&key.to_le_bytes());
+    });
+}
+
+/// Clears the Jet3/Jet4 database password of `page0`: Jet3 keeps 20 zero
+/// bytes, Jet4 40 bytes that unmask to zeros (the creation date's mask).
+fn clear_jet_password(page0: &mut [u8], version: crate::JetVersion) {
+    use super::jet_password::{CREATION_DATE_OFFSET, PASSWORD_OFFSET, date_mask};
+    edit_header(page0, version, |h| {
+        let len = if version.is_jet3() { 20 } else { 40 };
+        let mask = if version.is_jet3() {
+            [0; 4]
+        } else {
+            date_mask(&h[CREATION_DATE_OFFSET..CREATION_DATE_OFFSET + 8])
+        };
+        for (i, b) in h[PASSWORD_OFFSET..PASSWORD_OFFSET + len]
+            .iter_mut()
+            .enumerate()
+        {
+            *b = mask[i % 4];
+        }
+    });
 }
 
 /// The plain ACCDB image `plain` encrypted with Agile encryption under
@@ -86,8 +114,10 @@ pub fn encrypt_agile(plain: &[u8], password: &Password) -> Result<Vec<u8>> {
 
 /// The encrypted or encoded image `image` decrypted with `password` (none
 /// for Jet RC4-encoded files) into a plain image: pages decrypted, the
-/// database key cleared and the encryption header removed. A plain image
-/// is returned as it is. Refuses Microsoft Money files.
+/// database key cleared and the encryption header removed. A Jet3/Jet4
+/// database password is removed too, and must then be given (as Access
+/// asks for it before unsetting it). A plain image without a password is
+/// returned as it is. Refuses Microsoft Money files.
 pub fn decrypt(image: &[u8], password: Option<&Password>) -> Result<Vec<u8>> {
     let h = read_header(&image[..image.len().min(4096)])?;
     if h.msisam {
@@ -98,7 +128,17 @@ pub fn decrypt(image: &[u8], password: Option<&Password>) -> Result<Vec<u8>> {
         return Err(refuse("the file is shorter than one page"));
     }
     let unlocked = unlock_page0(&image[..ps], &h, password)?;
+    let jet_password = !h.version.is_ace() && unlocked.protection.password;
+    if jet_password && password.is_none() {
+        return Err(CryptError::PasswordRequired {
+            protection: unlocked.protection,
+        }
+        .into());
+    }
     let mut out = image.to_vec();
+    if jet_password {
+        clear_jet_password(&mut out[..ps], h.version);
+    }
     let Some(cipher) = unlocked.cipher else {
         return Ok(out);
     };

@@ -53,10 +53,11 @@
 //! failure or a kill before the rename leaves the original file as it was
 //! (at worst a stray temporary file).
 
+use super::replace::{Destination, rewrite_file};
 use super::txn::{MapPages, copy};
 use super::{WResult, WriteError, alloc};
 use crate::database::{Database, read_header};
-use crate::error::{FormatError, JournalError};
+use crate::error::FormatError;
 use crate::format::{JetVersion, page_type};
 use crate::index::{Bookmark, Direction};
 use crate::index_write::build_index;
@@ -69,8 +70,7 @@ use crate::write::tdef_splice::pointer_offsets;
 use jet_kernels::index_entry::compare_entries;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// What a compaction did.
@@ -609,109 +609,14 @@ fn short(f: Option<&OwnedField>) -> String {
 }
 
 /// Compacts the database file at `path`. With `output` `None` the file is
-/// replaced: it is opened for writing (the exclusive lock and the Access
-/// lock file are held throughout; a journal left by a crash is recovered
-/// first), compacted in memory, the new image written to
-/// `.<name>.jetcompact-<pid>` in the same directory, flushed, and renamed
-/// over `path`, and the directory flushed. With `output` the original is
-/// only read (under the reader's lock) and the new image is renamed to
-/// `output`, which must not exist. Any error before the rename leaves the
-/// original (and `output`) as they were and removes the temporary file.
+/// replaced, else the compacted copy is written to `output`, which must
+/// not exist; either way through [`rewrite_file`] (the writer's lock held,
+/// a crash journal recovered first, the new image built beside and renamed
+/// over, so a crash leaves the original or the compacted file). Any error
+/// leaves the original (and `output`) as they were.
 pub fn compact_file(path: &Path, output: Option<&Path>) -> crate::Result<CompactReport> {
-    compact_file_with(path, output, &mut || Ok(()))
-}
-
-/// [`compact_file`] with a hook run just before the rename (tests inject
-/// failures there).
-fn compact_file_with(
-    path: &Path,
-    output: Option<&Path>,
-    before_rename: &mut dyn FnMut() -> std::io::Result<()>,
-) -> crate::Result<CompactReport> {
-    match output {
-        None => {
-            let mut jf = crate::journal::JournaledFile::open(path)?;
-            let image = jf.read_image()?;
-            let (bytes, report) = compact_image(&image)?;
-            let perms = std::fs::metadata(path)
-                .map_err(io(path, "stat"))?
-                .permissions();
-            write_beside(path, &bytes, Some(perms), before_rename)?;
-            drop(jf);
-            Ok(report)
-        }
-        Some(out) => {
-            if out.exists() {
-                return Err(JournalError::Io {
-                    path: out.to_path_buf(),
-                    op: "compact to a new file",
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::AlreadyExists,
-                        "the output file exists",
-                    ),
-                }
-                .into());
-            }
-            let _shared =
-                crate::journal::open_for_read(path, crate::journal::lock::DEFAULT_LOCK_WAIT)?;
-            let image = std::fs::read(path).map_err(io(path, "read"))?;
-            let (bytes, report) = compact_image(&image)?;
-            write_beside(out, &bytes, None, before_rename)?;
-            Ok(report)
-        }
-    }
-}
-
-fn io<'a>(path: &'a Path, op: &'static str) -> impl Fn(std::io::Error) -> JournalError + 'a {
-    move |source| JournalError::Io {
-        path: path.to_path_buf(),
-        op,
-        source,
-    }
-}
-
-/// The temporary file a compaction of `target` writes first.
-pub fn temp_path(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    target.with_file_name(format!(".{name}.jetcompact-{}", std::process::id()))
-}
-
-/// Writes `bytes` to [`temp_path`]`(target)`, flushes it, runs the hook,
-/// renames it to `target` and flushes the directory; removes the
-/// temporary file on any error before the rename.
-fn write_beside(
-    target: &Path,
-    bytes: &[u8],
-    perms: Option<std::fs::Permissions>,
-    before_rename: &mut dyn FnMut() -> std::io::Result<()>,
-) -> Result<(), JournalError> {
-    let tmp = temp_path(target);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp).map_err(io(&tmp, "create compacted copy"))?;
-        f.write_all(bytes)
-            .map_err(io(&tmp, "write compacted copy"))?;
-        f.sync_all().map_err(io(&tmp, "flush compacted copy"))?;
-        drop(f);
-        if let Some(p) = perms {
-            std::fs::set_permissions(&tmp, p).map_err(io(&tmp, "set permissions"))?;
-        }
-        before_rename().map_err(io(&tmp, "before rename"))?;
-        std::fs::rename(&tmp, target).map_err(io(target, "rename compacted copy"))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-        return result;
-    }
-    let dir = target
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(io(dir, "flush directory"))
+    let to = output.map_or(Destination::InPlace, Destination::NewFile);
+    rewrite_file(path, to, compact_image)
 }
 
 #[cfg(test)]
@@ -752,28 +657,16 @@ mod tests {
     }
 
     #[test]
-    fn a_failure_before_the_rename_leaves_the_original() {
-        let dir = std::env::temp_dir().join(format!("jet-compact-unit-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("x.accdb");
+    fn compact_file_in_place_equals_compact_to_a_new_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.accdb");
         let bytes = crate::write::new_database(JetVersion::Ace12, 0).unwrap();
         std::fs::write(&path, &bytes).unwrap();
-        let mut fail = || Err(std::io::Error::other("injected"));
-        let e = compact_file_with(&path, None, &mut fail).unwrap_err();
-        assert!(e.to_string().contains("injected"), "{e}");
-        assert_eq!(std::fs::read(&path).unwrap(), bytes);
-        assert!(!temp_path(&path).exists());
-        let out = dir.join("y.accdb");
-        let e = compact_file_with(&path, Some(&out), &mut fail).unwrap_err();
-        assert!(e.to_string().contains("injected"), "{e}");
-        assert!(!out.exists() && !temp_path(&out).exists());
-        // without the failure both forms go through
+        let out = dir.path().join("y.accdb");
         let r = compact_file(&path, Some(&out)).unwrap();
         assert_eq!(r.bytes_after, std::fs::metadata(&out).unwrap().len());
         let r2 = compact_file(&path, None).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), std::fs::read(&out).unwrap());
         assert_eq!(r, r2);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

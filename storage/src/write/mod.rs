@@ -1,5 +1,6 @@
 //! The writer: new databases, CREATE/DROP TABLE, CREATE/DROP INDEX, ADD
-//! COLUMN, compaction ([`compact`]), row inserts,
+//! COLUMN, compaction ([`compact`]), passwords given and removed
+//! ([`protect`]), row inserts,
 //! updates and deletes, long values, usage maps and TDEF upkeep.
 //!
 //! A [`Transaction`] reads and writes pages only through a [`PageOverlay`]
@@ -27,6 +28,8 @@ pub mod index_def;
 pub mod lval;
 pub mod maintain;
 pub mod overlay;
+pub mod protect;
+pub mod replace;
 pub mod row;
 pub mod tdef;
 pub mod tdef_splice;
@@ -36,6 +39,8 @@ pub use compact::{CompactReport, compact_file, compact_image};
 pub use create::new_database;
 pub use maintain::BTreeMaintainer;
 pub use overlay::PageOverlay;
+pub use protect::{decrypt_file, encrypt_file};
+pub use replace::{Destination, rewrite_file};
 pub use row::{Cell, TextLayout};
 pub use tdef::{ColumnSpec, IndexSpec, TableSpec};
 pub use txn::{IndexBuilt, Transaction, WriteTarget, Writer};
