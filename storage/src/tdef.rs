@@ -69,9 +69,15 @@ impl Column {
     pub fn is_fixed(&self) -> bool {
         self.flags & COL_FIXED != 0
     }
-    /// Whether this is an auto-number column (Long or GUID).
+    /// Whether this is an auto-number column: a Long with the auto-number
+    /// flag, or a GUID with the GUID auto-number flag. The GUID flag alone
+    /// does not make a column auto-number: Access 97 sets that bit (0x40)
+    /// on ordinary columns (nwind.mdb's Orders: every column but OrderID
+    /// has flags 0x42 or 0x43; mdbtools' schema export, which looks at
+    /// 0x04 for counters, makes only OrderID a counter).
     pub fn is_auto_number(&self) -> bool {
-        self.flags & (COL_AUTO_LONG | COL_AUTO_GUID) != 0
+        (self.jet_type == JetType::Long && self.flags & COL_AUTO_LONG != 0)
+            || (self.jet_type == JetType::Guid && self.flags & COL_AUTO_GUID != 0)
     }
     /// Whether this is a hyperlink Memo.
     pub fn is_hyperlink(&self) -> bool {
