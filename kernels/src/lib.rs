@@ -30,6 +30,7 @@ pub mod index_entry;
 pub mod index_page;
 pub mod journal;
 pub mod lval;
+pub mod ole;
 pub mod range;
 pub mod row_slot;
 pub mod usage_map;

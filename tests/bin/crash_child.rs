@@ -4,9 +4,10 @@
 //! updates).
 //!
 //! Usage:
-//! - `crash_child write DB START` — opens `DB` for writing once and commits
-//!   transactions `START, START + 1, …` until it is killed, printing
-//!   `committed N` after each commit returned `Ok`.
+//! - `crash_child write DB START` — opens `DB` for writing once (with the
+//!   password in `$JET_CRASH_PASSWORD`, if set) and commits transactions
+//!   `START, START + 1, …` until it is killed, printing `committed N`
+//!   after each commit returned `Ok`.
 //! - `crash_child share DB START MILLIS` — for `MILLIS` ms, opens `DB` for
 //!   writing, commits one transaction and closes it again, over and over
 //!   (so readers in other processes get their turn); an open refused as
@@ -20,7 +21,7 @@
 //!   printed on standard error and exits with status 1.
 
 use jet_storage::journal::sim::SimRng;
-use jet_storage::{Database, Error, JournalError, OpenOptions};
+use jet_storage::{Database, Error, JournalError, OpenOptions, Password};
 use jet_tests::crash::{batch_invariant, batch_transaction, consistency};
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -51,7 +52,12 @@ fn main() {
     match mode {
         "write" => {
             let start: u64 = arg(&args, 3);
-            let mut w = Database::open_writable(&db).unwrap_or_else(|e| die(format!("{db}: {e}")));
+            // an encrypted file's password comes in JET_CRASH_PASSWORD
+            let password = std::env::var("JET_CRASH_PASSWORD")
+                .ok()
+                .map(|p| Password::from(p.as_str()));
+            let mut w = Database::open_writable_with_password(&db, password.as_ref())
+                .unwrap_or_else(|e| die(format!("{db}: {e}")));
             for i in start.. {
                 w.transaction(|tx| batch_transaction(tx, i))
                     .unwrap_or_else(|e| die(format!("transaction {i}: {e}")));
