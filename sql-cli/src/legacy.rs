@@ -182,7 +182,7 @@ pub fn run(cmd: Cmd, req: &OpenRequest) -> Result<(), Box<dyn std::error::Error>
             };
             let options = jet_storage::OpenOptions {
                 backend,
-                ..crate::session::open_options(req)
+                ..crate::session::open_options(req, &file)
             };
             let db = jet_storage::Database::open(&file, options)?;
             let t = db.table(&table)?;

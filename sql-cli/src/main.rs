@@ -7,12 +7,16 @@
 //! `repl` is the interactive loop; `export` writes tables to files;
 //! `legacy` keeps the storage-level subcommands.
 
+mod errors;
 mod export;
 mod export_views;
 mod legacy;
 mod meta;
 mod output;
+mod password;
+mod protect;
 mod recover;
+mod render;
 mod repl;
 mod sample;
 mod script;
@@ -88,6 +92,13 @@ struct Cli {
     /// [default: half of the machine's memory].
     #[arg(long, value_name = "SIZE", value_parser = jet_provider::frontdoor::parse_memory_size)]
     memory_limit: Option<u64>,
+    /// What NULL is shown as: in tables (default NULL) and in CSV
+    /// (default empty). JSON always writes null.
+    #[arg(long, value_name = "TEXT")]
+    null: Option<String>,
+    /// Errors with their whole chain of causes (default: the innermost).
+    #[arg(short = 'v', long)]
+    verbose: bool,
     /// Most rows a table shows in the interactive shell.
     #[arg(long, value_name = "N", default_value_t = 40)]
     max_rows: usize,
@@ -136,6 +147,29 @@ enum Command {
         /// Database file.
         file: PathBuf,
         /// Write the compacted copy here (a new file) instead of replacing FILE.
+        #[arg(short = 'o', long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+    /// Give an ACCDB file a password: encrypt it as Access 2013 and later
+    /// do (Agile, AES-256, SHA-512), in place or to -o OUT, all or
+    /// nothing. The password: --password, $JETSQL_PASSWORD, or typed twice
+    /// at the terminal.
+    Encrypt {
+        /// Database file (.accdb, not encrypted yet).
+        file: PathBuf,
+        /// Write the encrypted copy here (a new file) instead of replacing FILE.
+        #[arg(short = 'o', long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+    /// Remove a file's password: decrypt an encrypted ACCDB (Agile,
+    /// Standard, RC4 CryptoAPI) or an encoded MDB, and remove a Jet
+    /// database password; in place or to -o OUT, all or nothing. The
+    /// current password: --password, $JETSQL_PASSWORD, or typed at the
+    /// terminal.
+    Decrypt {
+        /// Database file.
+        file: PathBuf,
+        /// Write the decrypted copy here (a new file) instead of replacing FILE.
         #[arg(short = 'o', long, value_name = "OUT")]
         output: Option<PathBuf>,
     },
@@ -216,13 +250,15 @@ fn ordered_inputs(cli: &Cli, m: &clap::ArgMatches) -> Vec<Input> {
 }
 
 fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
-    let req = OpenRequest {
-        password: cli.password.clone().or_else(|| {
+    let req = OpenRequest::new(
+        cli.password.clone().or_else(|| {
             std::env::var("JETSQL_PASSWORD")
                 .ok()
                 .filter(|p| !p.is_empty())
         }),
-    };
+        // a person at a terminal is asked for a missing password
+        std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
+    );
     match cli.cmd {
         Some(Command::Export {
             file,
@@ -278,6 +314,16 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             ))?;
             return Ok(());
         }
+        Some(Command::Encrypt { file, output }) => {
+            let line = protect::encrypt(&file, output.as_deref(), &req)?;
+            out_line(format_args!("{line}"))?;
+            return Ok(());
+        }
+        Some(Command::Decrypt { file, output }) => {
+            let line = protect::decrypt(&file, output.as_deref(), &req)?;
+            out_line(format_args!("{line}"))?;
+            return Ok(());
+        }
         Some(Command::Storage(cmd)) => return legacy::run(cmd, &req).map_err(|e| e.to_string()),
         Some(Command::Recover {
             file,
@@ -311,6 +357,11 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
         });
     let mut shell = shell::Shell::new(session, dbs, format, interactive, cli.max_rows)
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    shell.verbose = cli.verbose;
+    if let Some(null) = &cli.null {
+        shell.null.clone_from(null);
+        shell.csv_null.clone_from(null);
+    }
     if interactive {
         return repl::run(&mut shell);
     }

@@ -3,14 +3,17 @@
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
-use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::error::{DataFusionError, Result};
 use std::io::Write;
+
+use crate::render::View;
+use crate::render::table::{Omitted, render};
 
 /// How query results are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// Arrow pretty-printed table.
+    /// A table fitted to the terminal, values as Access shows them
+    /// (see `render`).
     Table,
     /// CSV with a header line.
     Csv,
@@ -43,6 +46,16 @@ impl Format {
     }
 }
 
+/// A JSON-lines writer that keeps NULL fields as `null` (a missing key
+/// would read back as a different row shape).
+fn json_lines<W: Write>(
+    out: W,
+) -> datafusion::arrow::json::Writer<W, datafusion::arrow::json::writer::LineDelimited> {
+    datafusion::arrow::json::WriterBuilder::new()
+        .with_explicit_nulls(true)
+        .build(out)
+}
+
 fn arrow_err(e: datafusion::arrow::error::ArrowError) -> DataFusionError {
     DataFusionError::ArrowError(Box::new(e), None)
 }
@@ -59,11 +72,19 @@ pub struct Sink<W: Write> {
     kept_rows: usize,
     rows: usize,
     started: bool,
+    view: View,
+    csv_null: String,
 }
 
 impl<W: Write> Sink<W> {
-    /// A sink for results of `schema`.
-    pub fn new(out: W, format: Format, schema: SchemaRef, max_rows: Option<usize>) -> Self {
+    /// A sink for results of `schema`; tables are shown with `view`.
+    pub fn new(
+        out: W,
+        format: Format,
+        schema: SchemaRef,
+        max_rows: Option<usize>,
+        view: View,
+    ) -> Self {
         Sink {
             out,
             format,
@@ -73,7 +94,15 @@ impl<W: Write> Sink<W> {
             kept_rows: 0,
             rows: 0,
             started: false,
+            view,
+            csv_null: String::new(),
         }
+    }
+
+    /// CSV writes NULL as `null` (empty by default).
+    pub fn with_csv_null(mut self, null: &str) -> Self {
+        self.csv_null = null.to_string();
+        self
     }
 
     /// Adds one batch.
@@ -94,7 +123,7 @@ impl<W: Write> Sink<W> {
             Format::Json => {
                 let mut buf = Vec::new();
                 {
-                    let mut w = datafusion::arrow::json::LineDelimitedWriter::new(&mut buf);
+                    let mut w = json_lines(&mut buf);
                     w.write(&batch).map_err(arrow_err)?;
                     w.finish().map_err(arrow_err)?;
                 }
@@ -106,7 +135,7 @@ impl<W: Write> Sink<W> {
                 }
             }
             Format::Ndjson => {
-                let mut w = datafusion::arrow::json::LineDelimitedWriter::new(&mut self.out);
+                let mut w = json_lines(&mut self.out);
                 w.write(&batch).map_err(arrow_err)?;
                 w.finish().map_err(arrow_err)?;
             }
@@ -115,22 +144,20 @@ impl<W: Write> Sink<W> {
     }
 
     /// Writes what is pending (the table, the JSON array's end) and
-    /// returns the output and the total row count.
-    pub fn finish(mut self) -> Result<(W, usize)> {
+    /// returns the output, the total row count and what the table view
+    /// left out.
+    pub fn finish(mut self) -> Result<(W, usize, Omitted)> {
+        let mut omitted = Omitted::default();
         if self.schema.fields().is_empty() {
             // A statement without a result (CREATE TABLE, SET) prints nothing.
             self.out.flush()?;
-            return Ok((self.out, self.rows));
+            return Ok((self.out, self.rows, omitted));
         }
         match self.format {
             Format::Table => {
-                let batches = if self.kept.is_empty() {
-                    vec![RecordBatch::new_empty(self.schema.clone())]
-                } else {
-                    std::mem::take(&mut self.kept)
-                };
-                let table = pretty_format_batches(&batches).map_err(arrow_err)?;
-                writeln!(self.out, "{table}")?;
+                let (table, o) = render(&self.schema, &self.kept, &self.view);
+                omitted = o;
+                self.out.write_all(table.as_bytes())?;
             }
             Format::Csv => {
                 if !self.started {
@@ -144,13 +171,14 @@ impl<W: Write> Sink<W> {
             Format::Ndjson => {}
         }
         self.out.flush()?;
-        Ok((self.out, self.rows))
+        Ok((self.out, self.rows, omitted))
     }
 
     /// Writes `batch` as CSV, with the header before the first batch.
     fn write_csv(&mut self, batch: &RecordBatch) -> Result<()> {
         let mut w = datafusion::arrow::csv::WriterBuilder::new()
             .with_header(!self.started)
+            .with_null(self.csv_null.clone())
             .build(&mut self.out);
         w.write(batch).map_err(arrow_err)?;
         self.started = true;

@@ -39,15 +39,58 @@ pub fn new_session(memory_limit: u64) -> Result<JetSession> {
     ))
 }
 
-/// How databases are opened.
-#[derive(Debug, Clone, Default)]
+/// How databases are opened: the password given (`--password` or
+/// `$JETSQL_PASSWORD`, used for every file), and whether a file that needs
+/// one may ask for it on the terminal. Passwords asked for are kept per
+/// file for the rest of the run (a command that opens a file twice asks
+/// once); none of them is ever printed (`Debug` shows only whether there
+/// is one).
+#[derive(Clone, Default)]
 pub struct OpenRequest {
-    /// The database password given with `--password`. Jet3/Jet4 database
-    /// passwords only mask the header, which the reader opens regardless;
-    /// an encrypted ACCDB or Money file is refused whether or not one is
-    /// given (the storage library takes it, `OpenOptions::password`; the
-    /// CLI does not pass it yet), and the error says so.
+    /// The password given on the command line or in the environment.
     pub password: Option<String>,
+    /// Ask on the terminal (without echo) when a file needs a password
+    /// and none was given, or the one given is wrong.
+    pub ask: bool,
+    /// Passwords asked for, by file.
+    asked: Arc<std::sync::Mutex<Vec<(PathBuf, String)>>>,
+}
+
+impl std::fmt::Debug for OpenRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenRequest")
+            .field("password", &self.password.as_ref().map(|_| "…"))
+            .field("ask", &self.ask)
+            .finish()
+    }
+}
+
+impl OpenRequest {
+    /// A request with `password` given, asking on the terminal when `ask`.
+    pub fn new(password: Option<String>, ask: bool) -> OpenRequest {
+        OpenRequest {
+            password,
+            ask,
+            ..OpenRequest::default()
+        }
+    }
+
+    /// The password to try first for `path`: one asked for earlier, else
+    /// the one given.
+    pub fn password_for(&self, path: &Path) -> Option<String> {
+        let asked = self.asked.lock().unwrap_or_else(|e| e.into_inner());
+        asked
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, pw)| pw.clone())
+            .or_else(|| self.password.clone())
+    }
+
+    fn remember(&self, path: &Path, password: &str) {
+        let mut asked = self.asked.lock().unwrap_or_else(|e| e.into_inner());
+        asked.retain(|(p, _)| p != path);
+        asked.push((path.to_path_buf(), password.to_string()));
+    }
 }
 
 /// A database registered on the session.
@@ -71,26 +114,65 @@ impl OpenDb {
 }
 
 /// Opens `path` with the request's password, turning storage errors into
-/// messages that name the file (never the password).
+/// messages that name the file (never the password). With
+/// [`OpenRequest::ask`], a file that needs a password none was given for,
+/// or whose password was wrong, asks for it on the terminal (three tries).
 pub fn open_database(path: &Path, req: &OpenRequest) -> std::result::Result<Database, String> {
-    match Database::open(path, open_options(req)) {
-        Ok(db) => Ok(db),
-        Err(JetError::Crypt(jet_storage::CryptError::PasswordRequired { protection })) => {
-            Err(format!(
+    open_with_password(path, req).map(|(db, _)| db)
+}
+
+/// [`open_database`], also returning the password the file opened with.
+pub fn open_with_password(
+    path: &Path,
+    req: &OpenRequest,
+) -> std::result::Result<(Database, Option<String>), String> {
+    let mut password = req.password_for(path);
+    let mut tries = 0;
+    loop {
+        let options = OpenOptions {
+            password: password.as_deref().map(jet_storage::Password::from),
+            ..OpenOptions::default()
+        };
+        let e = match Database::open(path, options) {
+            Ok(db) => return Ok((db, password)),
+            Err(e) => e,
+        };
+        let needs = matches!(
+            e,
+            JetError::Crypt(
+                jet_storage::CryptError::PasswordRequired { .. }
+                    | jet_storage::CryptError::WrongPassword { .. }
+            )
+        );
+        if needs && req.ask && tries < 3 {
+            tries += 1;
+            if password.is_some() {
+                eprintln!("{}: {e}", path.display());
+            }
+            let typed = crate::password::ask(&format!("Password for {}: ", path.display()))?;
+            req.remember(path, &typed);
+            password = Some(typed);
+            continue;
+        }
+        return Err(match e {
+            JetError::Crypt(jet_storage::CryptError::PasswordRequired { protection }) => format!(
                 "{}: the file is protected ({protection}); give its password with --password or JETSQL_PASSWORD",
                 path.display()
-            ))
-        }
-        // the message names the path already
-        Err(e @ JetError::Format(FormatError::NotAFile { .. })) => Err(e.to_string()),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+            ),
+            // the message names the path already
+            e @ JetError::Format(FormatError::NotAFile { .. }) => e.to_string(),
+            e => format!("{}: {e}", path.display()),
+        });
     }
 }
 
-/// The storage options of a request: its password.
-pub fn open_options(req: &OpenRequest) -> OpenOptions {
+/// The storage options of a request for `path`: its password.
+pub fn open_options(req: &OpenRequest, path: &Path) -> OpenOptions {
     OpenOptions {
-        password: req.password.as_deref().map(jet_storage::Password::from),
+        password: req
+            .password_for(path)
+            .as_deref()
+            .map(jet_storage::Password::from),
         ..OpenOptions::default()
     }
 }
@@ -140,16 +222,16 @@ pub fn register_files(
     writable: bool,
 ) -> std::result::Result<Vec<OpenDb>, String> {
     let mut dbs: Vec<OpenDb> = Vec::new();
-    let options = JetOptions {
-        writable,
-        password: req.password.as_deref().map(jet_storage::Password::from),
-        ..JetOptions::default()
-    };
     for path in files {
-        let db = open_database(path, req)?;
+        let (db, password) = open_with_password(path, req)?;
+        let options = JetOptions {
+            writable,
+            password: password.as_deref().map(jet_storage::Password::from),
+            ..JetOptions::default()
+        };
         let name = catalog_name(path, &dbs);
         let handle = session
-            .register_database(&name, db, options.clone(), false)
+            .register_database(&name, db, options, false)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         dbs.push(OpenDb {
             name,

@@ -3,6 +3,7 @@
 
 use crate::meta;
 use crate::output::{Format, Sink};
+use crate::render::{Expanded, View, pager};
 use crate::script::{Item, split};
 use crate::session::OpenDb;
 use datafusion::common::tree_node::{Transformed, TreeNode};
@@ -87,6 +88,17 @@ pub struct Shell {
     pub interactive: bool,
     /// Row cap of table output in REPL mode.
     pub max_rows: usize,
+    /// What NULL shows as in tables (`\null`, `--null`).
+    pub null: String,
+    /// What NULL is written as in CSV (`--null`; empty by default).
+    pub csv_null: String,
+    /// Expanded display (`\x`).
+    pub expanded: Expanded,
+    /// Long interactive results go through the pager (`\pset pager`).
+    pub pager: bool,
+    /// Errors with their whole chain of causes (`\set VERBOSITY verbose`,
+    /// `-v`).
+    pub verbose: bool,
     runtime: tokio::runtime::Runtime,
     depth: usize,
 }
@@ -113,9 +125,49 @@ impl Shell {
             timing: interactive,
             interactive,
             max_rows,
+            null: "NULL".into(),
+            csv_null: String::new(),
+            expanded: Expanded::Auto,
+            pager: true,
+            verbose: false,
             runtime,
             depth: 0,
         })
+    }
+
+    /// The names of the tables and saved queries of every open database,
+    /// and of their columns (for "did you mean").
+    fn known_names(&self) -> (Vec<String>, Vec<String>) {
+        let (mut tables, mut columns) = (Vec::new(), Vec::new());
+        for d in &self.dbs {
+            let Ok(db) = d.db() else { continue };
+            for name in db.table_names() {
+                if let Ok(t) = db.table(&name) {
+                    columns.extend(t.def().columns.iter().map(|c| c.name.clone()));
+                }
+                tables.push(name);
+            }
+            tables.extend(db.queries().unwrap_or_default().into_iter().map(|q| q.name));
+        }
+        columns.sort();
+        columns.dedup();
+        (tables, columns)
+    }
+
+    /// A statement's error as a person reads it (see [`crate::errors`]).
+    fn explain(&self, e: &DataFusionError) -> String {
+        let (tables, columns) = self.known_names();
+        crate::errors::for_people(&e.to_string(), &tables, &columns, self.verbose)
+    }
+
+    /// The table view for a result shown now: the shell's settings and the
+    /// terminal's current width.
+    fn view(&self) -> View {
+        View {
+            null: self.null.clone(),
+            expanded: self.expanded,
+            width: crate::render::terminal_size().0,
+        }
     }
 
     /// Runs `f` to completion on the shell's runtime (for meta-commands
@@ -163,6 +215,64 @@ impl Shell {
             }
             "dv" | "dv+" => w(&mut out, meta::describe_query(self, arg)?)?,
             "d" => w(&mut out, meta::describe(self, arg)?)?,
+            "di" => w(&mut out, meta::list_indexes(self, arg)?)?,
+            "dr" => w(&mut out, meta::list_relationships(self)?)?,
+            "x" => {
+                self.expanded = match arg {
+                    "" if self.expanded == Expanded::On => Expanded::Off,
+                    "" => Expanded::On,
+                    "on" => Expanded::On,
+                    "off" => Expanded::Off,
+                    "auto" => Expanded::Auto,
+                    _ => return Err(format!("\\x takes on, off or auto, not {arg:?}")),
+                };
+                if self.interactive || arg.is_empty() {
+                    w(
+                        &mut out,
+                        format!("Expanded display is {}.\n", self.expanded.name()),
+                    )?;
+                }
+            }
+            "null" => {
+                if !arg.is_empty() {
+                    self.null = meta::unquote_text(arg).to_string();
+                    self.csv_null = self.null.clone();
+                }
+                if self.interactive || arg.is_empty() {
+                    w(&mut out, format!("NULL is shown as {:?}.\n", self.null))?;
+                }
+            }
+            "pset" | "pager" => {
+                let value = match (name, arg.split_once(char::is_whitespace)) {
+                    ("pager", _) => arg,
+                    (_, Some(("pager", v))) => v.trim(),
+                    _ if arg == "pager" => "",
+                    _ => return Err("\\pset takes pager [on|off]".into()),
+                };
+                self.pager = match value {
+                    "" => !self.pager,
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(format!("the pager is on or off, not {value:?}")),
+                };
+                if self.interactive || arg.is_empty() {
+                    w(
+                        &mut out,
+                        format!("Pager is {}.\n", if self.pager { "on" } else { "off" }),
+                    )?;
+                }
+            }
+            "set" => {
+                let (var, value) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
+                if !var.eq_ignore_ascii_case("verbosity") {
+                    return Err("\\set knows VERBOSITY (default or verbose)".into());
+                }
+                self.verbose = match value.trim().to_ascii_lowercase().as_str() {
+                    "verbose" => true,
+                    "default" | "terse" => false,
+                    v => return Err(format!("VERBOSITY is default or verbose, not {v:?}")),
+                };
+            }
             "timing" => {
                 self.timing = match arg {
                     "" => !self.timing,
@@ -268,6 +378,7 @@ impl Shell {
         }
         let session = self.session.clone();
         let format = self.format;
+        let (view, csv_null) = (self.view(), self.csv_null.clone());
         let _running = Running::start();
         let rows = self
             .runtime
@@ -276,13 +387,13 @@ impl Shell {
                 let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
                 let mut stream = df.execute_stream().await?;
                 let out = std::io::BufWriter::new(std::io::stdout().lock());
-                let mut sink = Sink::new(out, format, schema, None);
+                let mut sink = Sink::new(out, format, schema, None, view).with_csv_null(&csv_null);
                 while let Some(b) = stream.next().await {
                     sink.push(b?)?;
                 }
                 Ok::<_, DataFusionError>(sink.finish()?.1)
             }))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| self.explain(&e))?;
         if self.timing {
             eprintln!("{} ({})", rows_text(rows), ms(start.elapsed()));
         }
@@ -295,6 +406,7 @@ impl Shell {
         let session = self.session.clone();
         let format = self.format;
         let cap = (format == Format::Table).then_some(self.max_rows);
+        let (view, csv_null) = (self.view(), self.csv_null.clone());
         let sql = sql.to_string();
         let _running = Running::start();
         let outcome = self.runtime.block_on(async move {
@@ -305,13 +417,14 @@ impl Shell {
                 let task_ctx = df.task_ctx();
                 let plan = yielding(df.create_physical_plan().await?)?;
                 let mut stream = execute_stream(plan, std::sync::Arc::new(task_ctx))?;
-                let mut sink = Sink::new(Vec::new(), format, schema, cap);
+                let mut sink =
+                    Sink::new(Vec::new(), format, schema, cap, view).with_csv_null(&csv_null);
                 while let Some(b) = stream.next().await {
                     sink.push(b?)?;
                 }
                 let truncated = sink.truncated();
-                let (text, rows) = sink.finish()?;
-                Ok::<_, DataFusionError>((text, rows, truncated, empty))
+                let (text, rows, omitted) = sink.finish()?;
+                Ok::<_, DataFusionError>((text, rows, truncated, empty, omitted))
             }));
             tokio::select! {
                 r = &mut task => Some(r),
@@ -325,12 +438,14 @@ impl Shell {
         let Some(joined) = outcome else {
             return Err(format!("query cancelled after {}", ms(elapsed)));
         };
-        let (text, rows, truncated, empty) = joined
+        let (text, rows, truncated, empty, omitted) = joined
             .map_err(|e| format!("query task failed: {e}"))?
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| self.explain(&e))?;
+        let text = String::from_utf8_lossy(&text);
+        let paged = !empty && pager::wanted(&text, self.pager) && pager::page(&text);
         let mut out = std::io::stdout().lock();
-        if !empty {
-            out.write_all(&text).map_err(|e| e.to_string())?;
+        if !empty && !paged {
+            out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
         }
         let mut footer = if empty {
             "OK".to_string()
@@ -342,6 +457,15 @@ impl Shell {
                 ", first {} shown (\\format csv or LIMIT for the rest)",
                 self.max_rows
             ));
+        }
+        if omitted.columns > 0 {
+            footer.push_str(&format!(
+                ", {} columns not shown (\\x shows every column)",
+                omitted.columns
+            ));
+        }
+        if omitted.cut > 0 {
+            footer.push_str(", long values cut with … (\\format csv shows them whole)");
         }
         if self.timing {
             footer.push_str(&format!(" ({})", ms(elapsed)));

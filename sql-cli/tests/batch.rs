@@ -734,3 +734,142 @@ fn writable(path: &std::path::Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
 }
+
+/// `jetsql encrypt` gives a plain ACCDB an Agile AES-256 / SHA-512
+/// password; `jetsql decrypt` takes it away. Refusals (no password, a
+/// wrong one, an MDB asked for Agile encryption) leave the file as it
+/// was; the rows read the same as mdbtools reads the original.
+#[test]
+fn encrypt_and_decrypt_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = jet_tests::workspace_root().join("fixtures/sample.accdb");
+    let db = dir.path().join("x.accdb");
+    std::fs::copy(&original, &db).unwrap();
+    let plain = std::fs::read(&db).unwrap();
+    // no password and no terminal to ask on
+    jetsql()
+        .arg("encrypt")
+        .arg(&db)
+        .env_remove("JETSQL_PASSWORD")
+        .assert()
+        .code(1)
+        .stderr(contains("give the new password with --password"));
+    assert!(std::fs::read(&db).unwrap() == plain);
+    jetsql()
+        .arg("encrypt")
+        .arg(&db)
+        .args(["--password", "Pa ss-8"])
+        .assert()
+        .success()
+        .stdout(
+            contains("x.accdb: encrypted: Office Agile encryption (AES-CBC 256-bit, SHA-512")
+                .and(contains("Pa ss-8").not()),
+        );
+    assert!(std::fs::read(&db).unwrap() != plain);
+    jetsql()
+        .arg(&db)
+        .args(["-c", "SELECT 1"])
+        .assert()
+        .code(1)
+        .stderr(contains("the file is protected"));
+    // every table counts as many rows as mdb-export reads from the original
+    let (prog, _) = jet_tests::require_mdb_export().expect("mdbtools");
+    for table in ["Customers", "Products", "Orders", "OrderLines"] {
+        let theirs = jet_tests::run_mdb_export(&prog, &[], &original, table).unwrap();
+        let rows = csv::Reader::from_reader(&theirs.stdout[..])
+            .records()
+            .count();
+        jetsql()
+            .arg(&db)
+            .env("JETSQL_PASSWORD", "Pa ss-8")
+            .args(["-c", &format!("SELECT count(*) AS n FROM {table}")])
+            .assert()
+            .success()
+            .stdout(format!("n\n{rows}\n"));
+    }
+    // a wrong password decrypts nothing and writes no output
+    let out = dir.path().join("y.accdb");
+    jetsql()
+        .arg("decrypt")
+        .arg(&db)
+        .arg("-o")
+        .arg(&out)
+        .args(["--password", "pa ss-8"])
+        .assert()
+        .code(1)
+        .stderr(contains("not this database's password").and(contains("pa ss-8").not()));
+    assert!(!out.exists());
+    jetsql()
+        .arg("decrypt")
+        .arg(&db)
+        .arg("-o")
+        .arg(&out)
+        .args(["--password", "Pa ss-8"])
+        .assert()
+        .success()
+        .stdout(contains(
+            "y.accdb: decrypted: no password now (was Office Agile",
+        ));
+    for table in ["Customers", "Products", "Orders", "OrderLines"] {
+        let a = jet_tests::run_mdb_export(&prog, &[], &original, table).unwrap();
+        let b = jet_tests::run_mdb_export(&prog, &[], &out, table).unwrap();
+        assert!(a.stdout == b.stdout, "{table} differs after decryption");
+    }
+    // in place, and a second decrypt has nothing to do
+    jetsql()
+        .arg("decrypt")
+        .arg(&db)
+        .args(["--password", "Pa ss-8"])
+        .assert()
+        .success();
+    assert!(std::fs::read(&db).unwrap() == std::fs::read(&out).unwrap());
+    jetsql()
+        .arg("decrypt")
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(contains("nothing was changed"));
+    // Agile encryption is for ACCDB files; an MDB is refused as it is
+    let mdb = dir.path().join("s.mdb");
+    std::fs::copy(
+        jet_tests::workspace_root().join("fixtures/sample.mdb"),
+        &mdb,
+    )
+    .unwrap();
+    let before = std::fs::read(&mdb).unwrap();
+    jetsql()
+        .arg("encrypt")
+        .arg(&mdb)
+        .args(["--password", "x"])
+        .assert()
+        .code(1)
+        .stderr(contains("only ACCDB files can be encrypted"));
+    assert!(std::fs::read(&mdb).unwrap() == before);
+    // a Jet4 database password is removed when given
+    let Some(corpus) = jet_tests::corpus() else {
+        return;
+    };
+    let pw_mdb = dir.path().join("password.mdb");
+    std::fs::copy(corpus.join("ucanaccess/password.mdb"), &pw_mdb).unwrap();
+    writable(&pw_mdb);
+    jetsql()
+        .arg("decrypt")
+        .arg(&pw_mdb)
+        .env_remove("JETSQL_PASSWORD")
+        .assert()
+        .code(1)
+        .stderr(contains("give its database password"));
+    jetsql()
+        .arg("decrypt")
+        .arg(&pw_mdb)
+        .args(["--password", "ucanaccess"])
+        .assert()
+        .success()
+        .stdout(contains("(was no encryption, database password)"));
+    jetsql()
+        .arg("tables")
+        .arg(&pw_mdb)
+        .assert()
+        .success()
+        .stdout(contains("# protection").not());
+}

@@ -180,3 +180,113 @@ fn sigkill_during_insert_select_leaves_all_rows_or_none() {
     );
     assert!(none > 0 && all > 0, "the kills never hit both sides");
 }
+
+/// `jetsql encrypt` killed at random moments: the file is always either
+/// the original plain file, byte for byte, or the whole encrypted one
+/// (opening with the password, reading every row, consistent); never a
+/// mixture. Then `jetsql decrypt` the same way.
+#[test]
+fn sigkill_during_encrypt_and_decrypt_leaves_one_file_or_the_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base.accdb");
+    std::fs::copy(
+        jet_tests::workspace_root().join("fixtures/sample.accdb"),
+        &base,
+    )
+    .unwrap();
+    jetsql(&[
+        "--write",
+        &base.to_string_lossy(),
+        "-c",
+        "CREATE TABLE big (a INTEGER PRIMARY KEY, b VARCHAR(30), c DOUBLE)",
+    ]);
+    // a file of some megabytes, so that writing the copy takes a while
+    let rows = 150_000usize;
+    let parquet = dir.path().join("big.parquet");
+    make_parquet(&base, &parquet, rows);
+    let insert = format!("INSERT INTO big SELECT * FROM '{}'", parquet.display());
+    jetsql(&["--write", &base.to_string_lossy(), "-c", &insert]);
+    let plain = std::fs::read(&base).unwrap();
+    let want_sum = (rows as i64) * (rows as i64 + 1) / 2;
+    let pw = "rewrite & kill";
+    let db_path = dir.path().join("kill.accdb");
+    let db_arg = db_path.to_string_lossy().into_owned();
+    let time = |args: &[&str]| {
+        let t = Instant::now();
+        jetsql(args);
+        t.elapsed()
+    };
+    std::fs::write(&db_path, &plain).unwrap();
+    let enc_full = time(&["encrypt", &db_arg, "--password", pw]);
+    let encrypted = std::fs::read(&db_path).unwrap();
+    assert_ne!(encrypted, plain);
+    let dec_full = time(&["decrypt", &db_arg, "--password", pw]);
+    assert_eq!(std::fs::read(&db_path).unwrap(), plain);
+
+    let check = |ctx: &str| -> bool {
+        let now = std::fs::read(&db_path).unwrap();
+        if now == plain {
+            return false;
+        }
+        let db = Database::open(
+            &db_path,
+            OpenOptions {
+                password: Some(jet_storage::Password::from(pw)),
+                ..OpenOptions::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{ctx}: neither the plain file nor an encrypted one: {e}"));
+        jet_tests::consistency(&db, ctx);
+        assert_eq!(big_rows(&db), (rows, want_sum), "{ctx}");
+        true
+    };
+    let n = kills().div_ceil(5);
+    let mut rng = SimRng::new(0xC0DE);
+    let (mut plain_left, mut enc_left) = (0u64, 0u64);
+    for (what, full) in [("encrypt", enc_full), ("decrypt", dec_full)] {
+        let window = full.as_millis() as u64 * 12 / 10 + 1;
+        for round in 0..n {
+            std::fs::write(
+                &db_path,
+                if what == "encrypt" {
+                    &plain
+                } else {
+                    &encrypted
+                },
+            )
+            .unwrap();
+            let mut child = Command::new(env!("CARGO_BIN_EXE_jetsql"))
+                .args([what, &db_arg, "--password", pw])
+                .env_remove("JETSQL_SAMPLE")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let wait = rng.below(window);
+            std::thread::sleep(Duration::from_millis(wait));
+            let _ = child.kill();
+            let status = child.wait().unwrap();
+            assert!(
+                status.code().is_none() || status.code() == Some(0),
+                "{what} round {round}: jetsql failed by itself ({status})"
+            );
+            let ctx = format!("{what} round {round} (killed after {wait} ms of {window})");
+            if check(&ctx) {
+                enc_left += 1;
+            } else {
+                plain_left += 1;
+            }
+        }
+    }
+    println!(
+        "{} SIGKILLs of `jetsql encrypt` ({enc_full:.2?} in full) and `jetsql decrypt` \
+         ({dec_full:.2?}) on a {} byte file: {plain_left} left the plain file, {enc_left} the \
+         encrypted one",
+        2 * n,
+        plain.len()
+    );
+    assert!(
+        plain_left > 0 && enc_left > 0,
+        "the kills never hit both sides"
+    );
+}

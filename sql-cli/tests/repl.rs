@@ -174,3 +174,64 @@ fn export_shows_progress_on_a_terminal() {
     ends(&mut s);
     assert!(std::fs::read_dir(&to).unwrap().count() > 0);
 }
+
+/// Passwords asked at the terminal: `jetsql encrypt` asks twice (a
+/// mismatch changes nothing), the shell asks for a protected file's
+/// password and asks again after a wrong one; nothing typed at those
+/// prompts is echoed or kept in the history file.
+#[test]
+fn passwords_are_asked_without_echo() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history");
+    let db = dir.path().join("enc.accdb");
+    std::fs::copy(
+        jet_tests::workspace_root().join("fixtures/sample.accdb"),
+        &db,
+    )
+    .unwrap();
+    let plain = std::fs::read(&db).unwrap();
+    let encrypt = std::ffi::OsStr::new("encrypt");
+
+    // two different passwords: nothing changes
+    let mut s = spawn(&[encrypt, db.as_os_str()], &history);
+    s.expect("New password for").unwrap();
+    s.send("Zebra-41\r").unwrap();
+    s.expect("Type it again: ").unwrap();
+    s.send("zebra-41\r").unwrap();
+    let c = s.expect("the two passwords differ").unwrap();
+    assert!(!String::from_utf8_lossy(c.before()).contains("ebra-41"));
+    ends(&mut s);
+    assert!(std::fs::read(&db).unwrap() == plain);
+
+    let mut s = spawn(&[encrypt, db.as_os_str()], &history);
+    s.expect("New password for").unwrap();
+    s.send("Zebra-41\r").unwrap();
+    s.expect("Type it again: ").unwrap();
+    s.send("Zebra-41\r").unwrap();
+    let c = s.expect("encrypted: Office Agile").unwrap();
+    assert!(!String::from_utf8_lossy(c.before()).contains("ebra-41"));
+    ends(&mut s);
+    assert!(std::fs::read(&db).unwrap() != plain);
+
+    // the shell asks; a wrong password is refused and asked again
+    let mut s = spawn(&[db.as_os_str()], &history);
+    s.expect("Password for").unwrap();
+    s.send("Wrong-77\r").unwrap();
+    s.expect("not this database's password").unwrap();
+    s.expect("Password for").unwrap();
+    s.send("Zebra-41\r").unwrap();
+    let c = s.expect("enc> ").unwrap();
+    assert!(!String::from_utf8_lossy(c.before()).contains("ebra-41"));
+    s.send("SELECT count(*) AS n FROM Customers;\r").unwrap();
+    s.expect("1 row (").unwrap();
+    s.expect("enc> ").unwrap();
+    s.send("\\q\r").unwrap();
+    ends(&mut s);
+    let saved = std::fs::read_to_string(&history).unwrap_or_default();
+    assert!(
+        saved.contains("FROM Customers")
+            && !saved.contains("ebra-41")
+            && !saved.contains("Wrong-77"),
+        "{saved}"
+    );
+}

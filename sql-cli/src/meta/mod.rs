@@ -1,9 +1,11 @@
 //! Meta-commands that describe the open databases: `\d`, `\d NAME`
 //! (tables: [`tables`]) and `\dv` (saved queries: [`queries`]).
 
+mod indexes;
 mod queries;
 mod tables;
 
+pub use indexes::{list_indexes, list_relationships};
 pub use queries::{describe_query, list_queries};
 pub use tables::{describe, list_tables};
 
@@ -19,12 +21,20 @@ SQL statements end with ';' and may span lines. Meta-commands:
   \\d               list the tables of every open database
   \\d NAME          columns (Jet and Arrow types), indexes and keys of a table
                    (NAME or db.NAME; quotes optional)
+  \\dv [NAME]       saved queries (\\dv+ also the hidden ones), or one query
+  \\di [TABLE]      indexes of every table, or of one
+  \\dr              relationships (foreign keys and their actions)
   \\i FILE          run the statements of a script file
   \\timing [on|off] show the time each statement takes
   \\format FMT      output format: table, csv, json or ndjson
+  \\x [on|off|auto] expanded display: one block per row (auto: when the
+                   table is wider than the terminal; the default)
+  \\null TEXT       what NULL shows as (default NULL; csv too)
+  \\pset pager on|off  long results through $PAGER (or less)
+  \\set VERBOSITY verbose|default  errors with every cause, or the innermost
   \\dialect [D]     SQL dialect: access (the default) or datafusion
   \\param N VALUE   bind parameter [N] of Access SQL (\\param lists, \\param clear)
-  \\q               quit (also Ctrl-D)
+  \\q               quit (also Ctrl-D, exit, quit)
   \\?               this help
 Ctrl-C cancels a running query and keeps the session.
 Export: COPY (SELECT ...) TO 'out.parquet' (or .arrow, .csv).
@@ -48,6 +58,17 @@ pub(crate) fn table(headers: &[&str], rows: &[Vec<String>]) -> Result<String, St
     pretty_format_batches(&[batch])
         .map(|t| format!("{t}\n"))
         .map_err(|e| e.to_string())
+}
+
+/// Strips one level of `'…'` or `"…"` quoting from a text argument.
+pub(crate) fn unquote_text(s: &str) -> &str {
+    let s = s.trim();
+    for q in ['\'', '"'] {
+        if let Some(inner) = s.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
+            return inner;
+        }
+    }
+    s
 }
 
 /// Strips one level of `"…"`, `[…]` or `` `…` `` quoting.

@@ -3,8 +3,9 @@
 use super::{find_named, table};
 use crate::session::OpenDb;
 use crate::shell::Shell;
-use jet_storage::tdef::{Column, Direction, IndexKind};
-use jet_storage::{JetType, JetVersion, Table};
+use jet_storage::tdef::{Column, Direction, IndexKind, LogicalIndex};
+use jet_storage::{Database, JetType, JetVersion, Table};
+
 /// `\d`: one line per table of every open database, and the tables the
 /// session created.
 pub fn list_tables(shell: &Shell) -> Result<String, String> {
@@ -113,7 +114,62 @@ fn jet_type(c: &Column, version: JetVersion) -> String {
     }
 }
 
-fn column_names(t: &Table, real_index: u32) -> String {
+/// What a logical index is: primary key, foreign key, unique or plain.
+pub(super) fn index_kind(t: &Table, i: &LogicalIndex) -> String {
+    let def = t.def();
+    let unique = usize::try_from(i.real_index)
+        .ok()
+        .and_then(|n| def.real_indexes.get(n))
+        .is_some_and(|r| r.flags & 0x01 != 0);
+    match i.kind {
+        IndexKind::PrimaryKey => "primary key".to_string(),
+        IndexKind::ForeignKey => "foreign key".to_string(),
+        IndexKind::Normal if unique => "unique".to_string(),
+        IndexKind::Normal => "index".to_string(),
+        IndexKind::Other(k) => format!("kind {k:#04x}"),
+    }
+}
+
+/// The other side of a relationship index: `Table(columns)`.
+pub(super) fn fk_target(db: &Database, i: &LogicalIndex) -> String {
+    let other = db
+        .catalog()
+        .iter()
+        .find(|e| {
+            e.tdef_page() == i.rel_table_page && matches!(e.kind, jet_storage::ObjectKind::Table)
+        })
+        .map(|e| e.name.clone());
+    match &other {
+        Some(o) => {
+            let cols = db
+                .table(o)
+                .ok()
+                .and_then(|ot| {
+                    let n = i.rel_index?;
+                    let li = ot.def().indexes.iter().find(|x| x.number == n)?;
+                    Some(column_names(&ot, li.real_index))
+                })
+                .unwrap_or_default();
+            format!("{o}({cols})")
+        }
+        None => format!("TDEF page {}", i.rel_table_page),
+    }
+}
+
+/// The referential actions of a relationship index.
+pub(super) fn actions(i: &LogicalIndex) -> String {
+    let mut on = Vec::new();
+    if i.cascade_updates {
+        on.push("cascade updates");
+    }
+    if i.cascade_deletes {
+        on.push("cascade deletes");
+    }
+    on.join(", ")
+}
+
+/// The key columns of real index `real_index`, `DESC` marked.
+pub(super) fn column_names(t: &Table, real_index: u32) -> String {
     let def = t.def();
     let Some(real) = usize::try_from(real_index)
         .ok()
@@ -189,56 +245,15 @@ pub fn describe(shell: &Shell, name: &str) -> Result<String, String> {
     let mut referenced_rows = Vec::new();
     for i in &def.indexes {
         let cols = column_names(&t, i.real_index);
-        let unique = usize::try_from(i.real_index)
-            .ok()
-            .and_then(|n| def.real_indexes.get(n))
-            .is_some_and(|r| r.flags & 0x01 != 0);
-        let kind = match i.kind {
-            IndexKind::PrimaryKey => "primary key".to_string(),
-            IndexKind::ForeignKey => "foreign key".to_string(),
-            IndexKind::Normal if unique => "unique".to_string(),
-            IndexKind::Normal => "index".to_string(),
-            IndexKind::Other(k) => format!("kind {k:#04x}"),
-        };
         if i.kind == IndexKind::ForeignKey {
-            let other = db
-                .catalog()
-                .iter()
-                .find(|e| {
-                    e.tdef_page() == i.rel_table_page
-                        && matches!(e.kind, jet_storage::ObjectKind::Table)
-                })
-                .map(|e| e.name.clone());
-            let target = match &other {
-                Some(o) => {
-                    let cols = db
-                        .table(o)
-                        .ok()
-                        .and_then(|ot| {
-                            let n = i.rel_index?;
-                            let li = ot.def().indexes.iter().find(|x| x.number == n)?;
-                            Some(column_names(&ot, li.real_index))
-                        })
-                        .unwrap_or_default();
-                    format!("{o}({cols})")
-                }
-                None => format!("TDEF page {}", i.rel_table_page),
-            };
-            let mut on = Vec::new();
-            if i.cascade_updates {
-                on.push("cascade updates");
-            }
-            if i.cascade_deletes {
-                on.push("cascade deletes");
-            }
-            let row = vec![i.name.clone(), cols.clone(), target, on.join(", ")];
+            let row = vec![i.name.clone(), cols.clone(), fk_target(&db, i), actions(i)];
             if i.rel_primary {
                 referenced_rows.push(row);
             } else {
                 fk_rows.push(row);
             }
         }
-        index_rows.push(vec![i.name.clone(), kind, cols]);
+        index_rows.push(vec![i.name.clone(), index_kind(&t, i), cols]);
     }
     if !index_rows.is_empty() {
         out.push_str("Indexes:\n");

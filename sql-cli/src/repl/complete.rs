@@ -1,16 +1,15 @@
-//! The interactive shell: rustyline with a history file, multi-line
-//! statements ended by `;`, completion of table and column names, SQL
-//! keywords and meta-commands.
+//! Tab completion in the interactive shell: table and column names in
+//! any case (the catalog's spelling inserted, quoted as the dialect
+//! needs), only tables after FROM/JOIN/INTO/UPDATE/TABLE and `\d`, SQL
+//! keywords, meta-commands at a line's start, and file names inside
+//! single quotes.
 
-use crate::script::is_complete;
-use crate::shell::{Flow, Shell};
+use crate::shell::Shell;
 use rustyline::completion::{Completer, Pair};
-use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
-use rustyline::validate::{ValidationContext, ValidationResult, Validator};
-use rustyline::{Context, Editor, Helper, history::DefaultHistory};
-use std::path::PathBuf;
+use rustyline::validate::Validator;
+use rustyline::{Context, Helper};
 
 /// SQL keywords offered by completion.
 const KEYWORDS: &[&str] = &[
@@ -87,57 +86,99 @@ const KEYWORDS: &[&str] = &[
 ];
 
 /// Meta-commands offered by completion.
-const META: &[&str] = &["\\d", "\\dv", "\\i", "\\timing", "\\format", "\\q", "\\?"];
+const META: &[&str] = &[
+    "\\d",
+    "\\dv",
+    "\\dv+",
+    "\\i",
+    "\\timing",
+    "\\format",
+    "\\dialect",
+    "\\param",
+    "\\x",
+    "\\null",
+    "\\pset",
+    "\\q",
+    "\\?",
+];
 
-/// The rustyline helper: completion and multi-line validation.
-pub struct SqlHelper {
-    /// Table names, quoted where SQL needs it.
-    tables: Vec<String>,
-    /// Column names, quoted where SQL needs it.
-    columns: Vec<String>,
+/// Words after which a table name comes.
+const TABLE_CONTEXT: &[&str] = &["from", "join", "into", "update", "table", "\\d", "\\dv"];
+
+/// One name completion can insert.
+#[derive(Debug, Clone)]
+struct Name {
+    /// The catalog's spelling.
+    name: String,
+    /// Whether it is a table or saved query (else a column).
+    table: bool,
 }
 
-/// `name` as a SQL identifier: bare when it is lower-case and simple
-/// (unquoted names fold to lower case), else double-quoted.
-fn ident(name: &str) -> String {
-    let simple = name
-        .chars()
+/// The rustyline helper: completion of table and column names (any case,
+/// inserting the catalog's spelling), SQL keywords, meta-commands and file
+/// names inside quotes.
+pub struct SqlHelper {
+    names: Vec<Name>,
+    /// Access dialect: names that need quoting take brackets, not `"`.
+    access: bool,
+}
+
+/// Whether `name` can stand unquoted.
+fn simple(name: &str) -> bool {
+    name.chars()
         .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if simple {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('"', "\"\""))
-    }
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 impl SqlHelper {
     /// Collects the names of every open database.
     pub fn new(shell: &Shell) -> Self {
-        let mut tables = Vec::new();
-        let mut columns = Vec::new();
+        let mut names = Vec::new();
         for d in &shell.dbs {
-            tables.push(d.name.clone());
+            names.push(Name {
+                name: d.name.clone(),
+                table: true,
+            });
             let Ok(db) = d.db() else { continue };
             for name in db.table_names() {
-                tables.push(ident(&name));
                 if let Ok(t) = db.table(&name) {
-                    columns.extend(t.def().columns.iter().map(|c| ident(&c.name)));
+                    names.extend(t.def().columns.iter().map(|c| Name {
+                        name: c.name.clone(),
+                        table: false,
+                    }));
                 }
+                names.push(Name { name, table: true });
+            }
+            if let Ok(queries) = db.queries() {
+                names.extend(queries.into_iter().map(|q| Name {
+                    name: q.name,
+                    table: true,
+                }));
             }
         }
-        tables.sort();
-        tables.dedup();
-        columns.sort();
-        columns.dedup();
-        SqlHelper { tables, columns }
+        names.sort_by(|a, b| (a.name.len(), &a.name).cmp(&(b.name.len(), &b.name)));
+        names.dedup_by(|a, b| a.name == b.name && a.table == b.table);
+        let access = shell.session.dialect() == jet_provider::SqlDialect::Access;
+        SqlHelper { names, access }
     }
 
-    /// Candidates for the word `word` (may start with `"` or `\`).
-    fn candidates(&self, line_start: bool, word: &str) -> Vec<String> {
+    /// `name` as typed after `opener` (`"`, `[` or nothing).
+    fn quoted(&self, name: &str, opener: Option<char>) -> String {
+        let dq = || format!("\"{}\"", name.replace('"', "\"\""));
+        match opener {
+            Some('"') => dq(),
+            Some('[') => format!("[{name}]"),
+            _ if simple(name) => name.to_string(),
+            _ if self.access => format!("[{name}]"),
+            _ => dq(),
+        }
+    }
+
+    /// Candidates for the word `word` (may start with `"`, `[` or `\`);
+    /// `tables_only` after FROM, JOIN and the like. Tables come first,
+    /// then columns, then keywords; shorter names first.
+    fn candidates(&self, line_start: bool, tables_only: bool, word: &str) -> Vec<String> {
         if word.starts_with('\\') {
             return if line_start {
                 META.iter()
@@ -148,15 +189,26 @@ impl SqlHelper {
                 Vec::new()
             };
         }
-        if word.is_empty() {
+        let opener = word.chars().next().filter(|c| *c == '"' || *c == '[');
+        let bare = if opener.is_some() { &word[1..] } else { word };
+        if bare.is_empty() && opener.is_none() {
             return Vec::new();
         }
-        let lw = word.to_lowercase();
-        let starts = |c: &String| c.to_lowercase().starts_with(&lw);
-        let mut out: Vec<String> = self.tables.iter().filter(|c| starts(c)).cloned().collect();
-        out.extend(self.columns.iter().filter(|c| starts(c)).cloned());
-        if !word.starts_with('"') {
-            let lower = word.chars().next().is_some_and(char::is_lowercase);
+        let lw = bare.to_lowercase();
+        let mut out: Vec<String> = Vec::new();
+        for pass_tables in [true, false] {
+            if !pass_tables && tables_only {
+                break;
+            }
+            out.extend(
+                self.names
+                    .iter()
+                    .filter(|n| n.table == pass_tables && n.name.to_lowercase().starts_with(&lw))
+                    .map(|n| self.quoted(&n.name, opener)),
+            );
+        }
+        if opener.is_none() && !tables_only {
+            let lower = bare.chars().next().is_some_and(char::is_lowercase);
             out.extend(
                 KEYWORDS
                     .iter()
@@ -170,10 +222,43 @@ impl SqlHelper {
                     }),
             );
         }
-        out.sort();
-        out.dedup();
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|c| seen.insert(c.clone()));
         out
     }
+}
+
+/// File names completing `partial` (a path typed inside single quotes).
+fn file_candidates(partial: &str) -> Vec<String> {
+    let (dir, stem) = match partial.rfind('/') {
+        Some(i) => (&partial[..=i], &partial[i + 1..]),
+        None => ("", partial),
+    };
+    let Ok(entries) = std::fs::read_dir(if dir.is_empty() { "." } else { dir }) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !name.starts_with(stem) || (stem.is_empty() && name.starts_with('.')) {
+                return None;
+            }
+            let slash = if e.path().is_dir() { "/" } else { "" };
+            Some(format!("{dir}{name}{slash}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn pairs(v: Vec<String>) -> Vec<Pair> {
+    v.into_iter()
+        .map(|c| Pair {
+            display: c.clone(),
+            replacement: c,
+        })
+        .collect()
 }
 
 impl Completer for SqlHelper {
@@ -186,29 +271,38 @@ impl Completer for SqlHelper {
         _ctx: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
         let before = &line[..pos];
-        // A word: from an unclosed double quote, or from the last
-        // character that cannot be part of a name.
+        // inside single quotes: a file name
+        if before.matches('\'').count() % 2 == 1 {
+            let start = before.rfind('\'').map_or(0, |i| i + 1);
+            return Ok((start, pairs(file_candidates(&before[start..]))));
+        }
+        // A word: from an unclosed double quote or bracket, or from the
+        // last character that cannot be part of a name.
         let quotes = before.matches('"').count();
+        let open_bracket = before.rfind('[').filter(|&i| !before[i..].contains(']'));
         let start = if quotes % 2 == 1 {
             before.rfind('"').unwrap_or(0)
+        } else if let Some(i) = open_bracket {
+            i
         } else {
             before
                 .char_indices()
                 .rev()
-                .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == '\\' || c == '?'))
+                .find(|&(_, c)| {
+                    !(c.is_alphanumeric() || c == '_' || c == '\\' || c == '?' || c == '+')
+                })
                 .map_or(0, |(i, c)| i + c.len_utf8())
         };
         let word = &before[start..];
-        let line_start = before[..start].trim().is_empty();
-        let pairs = self
-            .candidates(line_start, word)
-            .into_iter()
-            .map(|c| Pair {
-                display: c.clone(),
-                replacement: c,
-            })
-            .collect();
-        Ok((start, pairs))
+        let head = before[..start].trim_end();
+        let previous = head
+            .rsplit(|c: char| c.is_whitespace() || c == ',' || c == '(')
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        let tables_only = TABLE_CONTEXT.contains(&previous.as_str());
+        let found = self.candidates(head.is_empty(), tables_only, word);
+        Ok((start, pairs(found)))
     }
 }
 
@@ -218,76 +312,6 @@ impl Hinter for SqlHelper {
 
 impl Highlighter for SqlHelper {}
 
-impl Validator for SqlHelper {
-    fn validate(&self, ctx: &mut ValidationContext<'_>) -> rustyline::Result<ValidationResult> {
-        Ok(if is_complete(ctx.input()) {
-            ValidationResult::Valid(None)
-        } else {
-            ValidationResult::Incomplete
-        })
-    }
-}
+impl Validator for SqlHelper {}
 
 impl Helper for SqlHelper {}
-
-/// The history file: `$JETSQL_HISTORY`, else `~/.jetsql_history`.
-fn history_path() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("JETSQL_HISTORY") {
-        return Some(PathBuf::from(p));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".jetsql_history"))
-}
-
-/// Runs the REPL until `\q` or end of input.
-pub fn run(shell: &mut Shell) -> Result<(), String> {
-    let config = rustyline::Config::builder()
-        .auto_add_history(false)
-        .max_history_size(10_000)
-        .map_err(|e| e.to_string())?
-        .build();
-    let mut editor: Editor<SqlHelper, DefaultHistory> =
-        Editor::with_config(config).map_err(|e| e.to_string())?;
-    editor.set_helper(Some(SqlHelper::new(shell)));
-    let history = history_path();
-    if let Some(h) = &history {
-        // A missing history file is the normal first run.
-        let _ = editor.load_history(h);
-    }
-    let prompt = format!(
-        "{}> ",
-        shell.dbs.first().map_or("jetsql", |d| d.name.as_str())
-    );
-    println!(
-        "jetsql {} — {} open. \\? for help, \\q to quit.",
-        env!("CARGO_PKG_VERSION"),
-        shell
-            .dbs
-            .iter()
-            .map(|d| format!("{} ({})", d.name, d.path.display()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    loop {
-        match editor.readline(&prompt) {
-            Ok(line) => {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                // History write failures must not end the session.
-                let _ = editor.add_history_entry(line.as_str());
-                if let Some(h) = &history {
-                    let _ = editor.save_history(h);
-                }
-                match shell.run_text(&line) {
-                    Ok(Flow::Quit) => break,
-                    Ok(Flow::Continue) => {}
-                    Err(e) => eprintln!("Error: {e}"),
-                }
-            }
-            Err(ReadlineError::Interrupted) => continue,
-            Err(ReadlineError::Eof) => break,
-            Err(e) => return Err(e.to_string()),
-        }
-    }
-    Ok(())
-}
