@@ -31,6 +31,7 @@
 //! panic, an endless loop, or an allocation larger than the file justifies.
 
 pub mod catalog;
+pub mod complex;
 pub mod crypt;
 pub mod data_page;
 pub mod database;
@@ -56,9 +57,10 @@ pub mod values;
 pub mod write;
 
 pub use catalog::{CatalogEntry, ObjectKind};
+pub use complex::{Attachment, ComplexColumn, ComplexKind, ComplexValues, Version};
 pub use crypt::{Password, Protection, Scheme as ProtectionScheme};
 pub use database::{Backend, Database, OpenOptions, Table};
-pub use error::{CryptError, Error, FormatError, JournalError, Result, SchemaError};
+pub use error::{ComplexError, CryptError, Error, FormatError, JournalError, Result, SchemaError};
 pub use format::JetVersion;
 pub use image::{CommitTarget, ImageChanges, MemImage, PageStore};
 pub use queries::{QueryError, QueryKind, QueryRow, SavedQuery};
