@@ -22,6 +22,10 @@
 //! [`OpenOptions::password`]; [`Database::protection`] says what protects a
 //! file (see [`crypt`]).
 //!
+//! Complex columns of ACCDB files (attachments, multi-value lists, version
+//! history) are found by [`Database::complex_columns`] and read lazily from
+//! their hidden tables by [`Database::complex_values`] (see [`complex`]).
+//!
 //! Saved queries are rebuilt into Access SQL text from `MSysQueries` by
 //! [`Database::queries`] (see [`queries`]).
 //!

@@ -5,7 +5,9 @@
 //! values live in hidden tables, which [`Database::complex_columns`] finds:
 //!
 //! * `MSysComplexColumns` has one row per complex column: `ColumnName`,
-//!   `ComplexID`, `ConceptualTableID` (the owning table's object id, whose
+//!   `ComplexID` (also stored at offset 11 of the column's TDEF
+//!   descriptor, see [`crate::tdef::Column::complex_id`]),
+//!   `ConceptualTableID` (the owning table's object id, whose
 //!   low 24 bits are its TDEF page), `ComplexTypeObjectID` (a template
 //!   table `MSysComplexType_*`) and `FlatTableID` (the hidden flat table,
 //!   named `f_<GUID>_<column>`).
@@ -39,6 +41,7 @@ mod values;
 pub use attachment::{MAX_ATTACHMENT_LEN, decode_file_data};
 pub use values::{Attachment, ComplexValues, Version};
 
+use crate::catalog::ObjectKind;
 use crate::database::{Database, Table};
 use crate::error::{ComplexError, Error, Result};
 use crate::scan::ScanOptions;
@@ -121,10 +124,12 @@ pub(crate) struct FlatLayout {
     pub parts: Vec<Option<usize>>,
 }
 
-/// The hidden tables that hold the values of `columns` (each flat table
-/// once, in the order given): what deleting rows of their owning table
-/// must also touch. Template tables are shared by every column of a kind
-/// and are never listed.
+/// The hidden tables that hold the values of `columns`: each flat table
+/// once (names compared ASCII case-insensitively), in the order given.
+/// These are the tables deleting rows of the owning table must also
+/// touch (their rows whose complex id is the deleted row's). Template
+/// tables (`MSysComplexType_*`), shared by every column of a kind, and
+/// `MSysComplexColumns` are never listed. Pure: reads nothing.
 pub fn hidden_tables(columns: &[ComplexColumn]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in columns {
@@ -172,18 +177,28 @@ impl Database {
                     what,
                 })
             };
-            let reg = registrations
-                .iter()
-                .find(|r| {
-                    r.table.map(tdef_page) == Some(table.def().page)
+            let page = table.def().page;
+            // by the descriptor's complex id (as Jackcess), else by name
+            let reg = match column.complex_id {
+                Some(id) => registrations.iter().find(|r| r.complex_id == Some(id)),
+                None => registrations.iter().find(|r| {
+                    r.table.map(tdef_page) == Some(page)
                         && r.column.eq_ignore_ascii_case(&column.name)
-                })
-                .ok_or_else(|| {
-                    unresolved(format!(
-                        "{COMPLEX_COLUMNS_TABLE} has no row for it (table page {})",
-                        table.def().page
-                    ))
-                })?;
+                }),
+            };
+            let reg = reg.ok_or_else(|| {
+                unresolved(format!(
+                    "{COMPLEX_COLUMNS_TABLE} has no row for it (complex id {:?}, table page {page})",
+                    column.complex_id
+                ))
+            })?;
+            if reg.table.map(tdef_page) != Some(page) {
+                return Err(unresolved(format!(
+                    "its {COMPLEX_COLUMNS_TABLE} row (complex id {:?}) belongs to table page {:?}, not {page}",
+                    reg.complex_id,
+                    reg.table.map(tdef_page)
+                )));
+            }
             let type_table = self
                 .table_at(reg.type_object)
                 .map_err(|what| unresolved(format!("template table: {what}")))?;
@@ -195,7 +210,7 @@ impl Database {
                 table: table.name().to_string(),
                 column: column.name.clone(),
                 position,
-                complex_id: reg.complex_id.unwrap_or(0),
+                complex_id: reg.complex_id.or(column.complex_id).unwrap_or(0),
                 kind,
                 type_table: type_table.name().to_string(),
                 flat_table: flat.name().to_string(),
@@ -219,7 +234,7 @@ impl Database {
         let entry = self
             .catalog()
             .iter()
-            .find(|e| e.is_table() && e.tdef_page() == page)
+            .find(|e| matches!(e.kind, ObjectKind::Table) && e.tdef_page() == page)
             .ok_or_else(|| format!("no table has TDEF page {page}"))?;
         self.table(&entry.name).map_err(|e| e.to_string())
     }
@@ -397,6 +412,35 @@ fn classify(template: &Table, flat: &Table) -> Result<(ComplexKind, FlatLayout),
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn column(name: &str, flat: &str) -> ComplexColumn {
+        ComplexColumn {
+            table: "T".into(),
+            column: name.into(),
+            position: 0,
+            complex_id: 1,
+            kind: ComplexKind::Attachment,
+            type_table: "MSysComplexType_Attachment".into(),
+            flat_table: flat.into(),
+            flat_table_page: 7,
+            layout: FlatLayout {
+                fk: 0,
+                pk: None,
+                parts: Vec::new(),
+            },
+        }
+    }
+
+    #[test]
+    fn hidden_tables_lists_each_flat_table_once() {
+        assert!(hidden_tables(&[]).is_empty());
+        let cols = [
+            column("a", "f_1_a"),
+            column("b", "f_2_b"),
+            column("a2", "F_1_A"),
+        ];
+        assert_eq!(hidden_tables(&cols), vec!["f_1_a", "f_2_b"]);
+    }
 
     #[test]
     fn tdef_page_is_the_low_24_bits() {
