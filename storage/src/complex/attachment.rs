@@ -148,6 +148,30 @@ mod tests {
         assert!(decode_file_data(&wrap(0, c.len(), &h)).is_err());
     }
 
+    proptest::proptest! {
+        /// Any bytes decode or are refused, never panic; a decoded file
+        /// is never longer than the content its wrapper states. Wrappers
+        /// over real zlib streams of arbitrary content are covered too.
+        #[test]
+        fn total_on_any_bytes(
+            blob in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..96),
+            body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+            flag in 0u32..3,
+            slack in 0usize..3,
+        ) {
+            if let Ok(d) = decode_file_data(&blob) {
+                let stated = u32::from_le_bytes(blob[4..8].try_into().unwrap()) as usize;
+                proptest::prop_assert!(d.len() <= stated);
+            }
+            let z = zlib(&body);
+            let stream = if flag == 1 { &z[..] } else { &body[..] };
+            let blob = wrap(flag, body.len().saturating_sub(slack), stream);
+            if let Ok(d) = decode_file_data(&blob) {
+                proptest::prop_assert!(d.len() <= body.len());
+            }
+        }
+    }
+
     /// A zlib bomb stating 1032 times its size inflates no further than
     /// stated; one stating more is refused before inflating.
     #[test]
