@@ -491,3 +491,31 @@ fn compaction_keeps_complex_columns() {
         assert_eq!(read(&compacted), read(&original), "{rel}");
     }
 }
+
+/// Jackcess `testUnsupported` (unsupportedFieldsTestV2007.accdb, table
+/// `Test`, column `UnknownComplex`): a template of a type no kind accepts
+/// is `UNSUPPORTED`; row ID 1 has one value, row 2 two, row 3 none (its
+/// complex id is 3 in each case, `checkUnsupportedValues(n, …)`).
+#[test]
+fn unsupported_template_counts_match_jackcess() {
+    let Some(path) = corpus_file("jackcess/V2007/unsupportedFieldsTestV2007.accdb") else {
+        return;
+    };
+    let db = open(&path);
+    let t = db.table("Test").unwrap();
+    let cols = db.complex_columns(&t).unwrap();
+    let c = by_name(&cols, "UnknownComplex");
+    assert!(
+        matches!(c.kind, ComplexKind::Unsupported(_)),
+        "{:?}",
+        c.kind
+    );
+    let mut values = db.complex_values(c);
+    for (id, n) in [(1, 1), (2, 2), (3, 0)] {
+        assert_eq!(values.count(id).unwrap(), n, "complex id {id}");
+    }
+    assert!(matches!(
+        values.multi_values(1),
+        Err(Error::Complex(ComplexError::WrongKind { .. }))
+    ));
+}
