@@ -24,6 +24,7 @@
     )
 )]
 
+pub mod attachment;
 pub mod bytes;
 pub mod compressed_text;
 pub mod index_entry;

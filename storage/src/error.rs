@@ -312,6 +312,71 @@ pub enum JournalError {
     },
 }
 
+/// A problem reading a complex column (attachments, multi-value lists,
+/// version history) from the hidden tables that hold its values. Every
+/// variant names the table and the column.
+#[derive(Debug, thiserror::Error)]
+pub enum ComplexError {
+    /// The column is not of type Complex.
+    #[error("table {table:?}: column {column:?} is not a complex column")]
+    NotComplex {
+        /// Table name.
+        table: String,
+        /// Column name.
+        column: String,
+    },
+    /// `MSysComplexColumns` or the hidden tables it names do not describe
+    /// the column (no row for it, a missing type or flat table, a flat
+    /// table without its key columns).
+    #[error("table {table:?}, complex column {column:?}: {what}")]
+    Unresolved {
+        /// Table name.
+        table: String,
+        /// Column name.
+        column: String,
+        /// What is missing or inconsistent.
+        what: String,
+    },
+    /// The values were asked for as another kind than the column holds
+    /// (attachments of a multi-value column, …).
+    #[error("table {table:?}, complex column {column:?} holds {holds}, not {asked}")]
+    WrongKind {
+        /// Table name.
+        table: String,
+        /// Column name.
+        column: String,
+        /// The kind it holds.
+        holds: &'static str,
+        /// The kind asked for.
+        asked: &'static str,
+    },
+    /// An attachment's stored `FileData` does not decode: a bad wrapper or
+    /// header, a damaged zlib stream, or content longer or shorter than its
+    /// header states.
+    #[error(
+        "table {table:?}, attachment column {column:?}, complex id {complex_id}, \
+         attachment id {attachment_id:?} (row {row} of page {page} of {flat_table:?}): {what}"
+    )]
+    DamagedAttachment {
+        /// Table name.
+        table: String,
+        /// Column name.
+        column: String,
+        /// The complex id (the parent row's value of the column).
+        complex_id: i32,
+        /// The attachment's own id (the flat table's auto-number), when set.
+        attachment_id: Option<i32>,
+        /// The hidden flat table.
+        flat_table: String,
+        /// Data page of the attachment's row.
+        page: u32,
+        /// Row number on that page.
+        row: u8,
+        /// What is wrong.
+        what: String,
+    },
+}
+
 /// Any error of the storage read path.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -347,6 +412,10 @@ pub enum Error {
     /// not describe a query: names the query and what is wrong.
     #[error(transparent)]
     Query(#[from] crate::queries::QueryError),
+    /// A complex column whose hidden tables do not describe it, or whose
+    /// stored values do not decode: names the table, column and complex id.
+    #[error(transparent)]
+    Complex(#[from] ComplexError),
 }
 
 impl Error {

@@ -22,6 +22,10 @@
 //! [`OpenOptions::password`]; [`Database::protection`] says what protects a
 //! file (see [`crypt`]).
 //!
+//! Complex columns of ACCDB files (attachments, multi-value lists, version
+//! history) are found by [`Database::complex_columns`] and read lazily from
+//! their hidden tables by [`Database::complex_values`] (see [`complex`]).
+//!
 //! Saved queries are rebuilt into Access SQL text from `MSysQueries` by
 //! [`Database::queries`] (see [`queries`]).
 //!
@@ -31,6 +35,7 @@
 //! panic, an endless loop, or an allocation larger than the file justifies.
 
 pub mod catalog;
+pub mod complex;
 pub mod crypt;
 pub mod data_page;
 pub mod database;
@@ -56,9 +61,10 @@ pub mod values;
 pub mod write;
 
 pub use catalog::{CatalogEntry, ObjectKind};
+pub use complex::{Attachment, ComplexColumn, ComplexKind, ComplexValues, Version};
 pub use crypt::{Password, Protection, Scheme as ProtectionScheme};
 pub use database::{Backend, Database, OpenOptions, Table};
-pub use error::{CryptError, Error, FormatError, JournalError, Result, SchemaError};
+pub use error::{ComplexError, CryptError, Error, FormatError, JournalError, Result, SchemaError};
 pub use format::JetVersion;
 pub use image::{CommitTarget, ImageChanges, MemImage, PageStore};
 pub use queries::{QueryError, QueryKind, QueryRow, SavedQuery};

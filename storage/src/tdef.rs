@@ -62,6 +62,10 @@ pub struct Column {
     /// The column's `DefaultValue` expression text as stored (from the
     /// property map, like [`Column::required`]).
     pub default_value: Option<String>,
+    /// The complex id of a Complex column (Jet4 and later: the `i32` at
+    /// offset 11 of its descriptor, the `ComplexID` of its row in
+    /// `MSysComplexColumns`); `None` for every other column.
+    pub complex_id: Option<i32>,
 }
 
 impl Column {
@@ -337,6 +341,13 @@ pub fn parse(
             sort_order_version: l.col_sort_version.map(|o| d[o]).unwrap_or(0),
             required: false,
             default_value: None,
+            complex_id: match (JetType::from_byte(d[l.col_type]), l.col_ext_flags) {
+                (JetType::Complex, Some(_)) => d
+                    .get(l.col_precision..l.col_precision + 4)
+                    .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                    .map(i32::from_le_bytes),
+                _ => None,
+            },
         });
     }
     for col in columns.iter_mut() {

@@ -318,6 +318,7 @@ mod tests {
             sort_order_version: 0,
             required: false,
             default_value: None,
+            complex_id: None,
         }
     }
 

@@ -679,6 +679,7 @@ mod tests {
             sort_order_version: 0,
             required: false,
             default_value: None,
+            complex_id: None,
         };
         let f = encode_value(
             JetVersion::Jet4,

@@ -357,6 +357,7 @@ pub fn layout(version: JetVersion, spec: &TableSpec, page: u32, system: bool) ->
             sort_order_version: 0,
             required: c.not_null,
             default_value: c.default_value.clone(),
+            complex_id: None,
         });
         if let Some(col) = columns.last_mut() {
             set_sort_or_precision(col, c.precision, c.scale);
@@ -545,6 +546,9 @@ pub fn encode(version: JetVersion, def: &TableDef, extra: &TdefExtra) -> WResult
         if matches!(c.jet_type, JetType::Text | JetType::Memo) {
             b.extend_from_slice(&c.sort_order.to_le_bytes());
             b.extend_from_slice(&[0, 0]);
+        } else if let (JetType::Complex, Some(id)) = (c.jet_type, c.complex_id) {
+            // the complex id fills the 4 bytes (precision and scale are 0)
+            b.extend_from_slice(&id.to_le_bytes());
         } else {
             b.extend_from_slice(&[c.precision, c.scale, 0, 0]);
         }
@@ -675,6 +679,21 @@ pub fn patch_counters(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A Complex column's id (all four bytes at descriptor offset 11)
+    /// survives encode and parse, as compaction needs.
+    #[test]
+    fn complex_id_round_trips() {
+        let spec = TableSpec::new("T", vec![ColumnSpec::new("c", JetType::Long)]);
+        let mut def = layout(JetVersion::Jet4, &spec, 9, false).unwrap();
+        def.columns[0].jet_type = JetType::Complex;
+        def.columns[0].complex_id = Some(0x0102_0304);
+        let bytes = encode(JetVersion::Jet4, &def, &TdefExtra::default()).unwrap();
+        let back = crate::tdef::parse(JetVersion::Jet4, 9, &bytes, "T", encoding_rs::WINDOWS_1252)
+            .unwrap();
+        assert_eq!(back.columns[0].complex_id, Some(0x0102_0304));
+        assert_eq!(back.columns[0].jet_type, JetType::Complex);
+    }
 
     #[test]
     fn layout_then_encode_parses_back() {

@@ -692,6 +692,7 @@ impl<'w> Transaction<'w> {
             sort_order_version: 0,
             required: false,
             default_value: None,
+            complex_id: None,
         });
         if let Some(c) = def.columns.last_mut() {
             wtdef::set_sort_or_precision(c, col.precision, col.scale);
