@@ -29,6 +29,7 @@ pub mod maintain;
 pub mod overlay;
 pub mod row;
 pub mod tdef;
+pub mod tdef_columns;
 pub mod tdef_splice;
 pub mod txn;
 

@@ -25,6 +25,7 @@ use jet_kernels::row_slot::pack_row_pointer;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod columns;
 pub(crate) mod copy;
 mod index_ddl;
 pub use index_ddl::IndexBuilt;
@@ -654,7 +655,15 @@ impl<'w> Transaction<'w> {
         let (length, flags, ext_flags) = wtdef::column_shape(version, &tname, col)?;
         let mut def = st.def.clone();
         let extra0 = st.extra.clone();
-        let col_num = def.columns.iter().map(|c| c.col_num + 1).max().unwrap_or(0);
+        // numbers of dropped columns are never reused: rows written before
+        // a drop still hold their bytes (`max_cols` counts them)
+        let col_num = def
+            .columns
+            .iter()
+            .map(|c| c.col_num + 1)
+            .max()
+            .unwrap_or(0)
+            .max(def.max_cols);
         let fixed = flags & crate::tdef::COL_FIXED != 0;
         let fixed_offset = if fixed {
             def.columns
