@@ -25,6 +25,7 @@ use jet_kernels::row_slot::pack_row_pointer;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod alter_type;
 mod columns;
 pub(crate) mod copy;
 mod index_ddl;

@@ -241,7 +241,11 @@ impl Transaction<'_> {
 
     /// The relationship whose `MSysRelationships` row names column
     /// `column` of table `table` (either side).
-    fn relationship_naming(&mut self, table: &str, column: &str) -> WResult<Option<String>> {
+    pub(super) fn relationship_naming(
+        &mut self,
+        table: &str,
+        column: &str,
+    ) -> WResult<Option<String>> {
         for (def, row) in self.text_rows("MSysRelationships")? {
             let col = |n: &str| {
                 def.columns

@@ -274,7 +274,7 @@ impl Transaction<'_> {
     /// The name of a table (other than the one at `page`) with a
     /// relationship index that references index `number` of the table
     /// whose TDEF is at `page`.
-    fn referencing_table(&mut self, page: u32, number: u32) -> WResult<Option<String>> {
+    pub(super) fn referencing_table(&mut self, page: u32, number: u32) -> WResult<Option<String>> {
         let names: Vec<String> = self
             .catalog
             .iter()
