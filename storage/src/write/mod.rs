@@ -39,7 +39,7 @@ pub use maintain::BTreeMaintainer;
 pub use overlay::PageOverlay;
 pub use row::{Cell, TextLayout};
 pub use tdef::{ColumnSpec, IndexSpec, TableSpec};
-pub use txn::{IndexBuilt, Transaction, WriteTarget, Writer};
+pub use txn::{IndexBuilt, RelationshipSpec, Transaction, WriteTarget, Writer};
 
 use crate::error::FormatError;
 use crate::image::PageStore;

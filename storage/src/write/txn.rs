@@ -31,6 +31,8 @@ pub(crate) mod copy;
 mod index_ddl;
 pub use index_ddl::IndexBuilt;
 mod relations;
+mod relationship_ddl;
+pub use relationship_ddl::RelationshipSpec;
 mod rename;
 
 /// A [`CommitTarget`] the writer can also read the committed image from.
