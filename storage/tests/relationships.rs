@@ -531,7 +531,7 @@ fn corpus_relationships_dropped_and_recreated() {
             assert_eq!(key(&db, &ft, &cf), key(&orig, &ft, &cf_access[0]));
             assert_eq!(key(&db, &pt, &pf), key(&orig, &pt, &pf_access));
             let mine: Vec<_> = rel_rows(&db).into_iter().filter(|x| x[0] == r[0]).collect();
-            assert_eq!(mine, [r.clone()], "{f}: {name}");
+            assert_eq!(mine, std::slice::from_ref(r), "{f}: {name}");
             table_consistency(&db, &ft, f);
             table_consistency(&db, &pt, f);
             recreated += 1;

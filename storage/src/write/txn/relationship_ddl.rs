@@ -125,7 +125,7 @@ impl Transaction<'_> {
                 "relationship {name:?} of table {primary:?} with itself"
             )));
         }
-        if self.relationship_rows(name)?.first().is_some()
+        if !self.relationship_rows(name)?.is_empty()
             || self.catalog.iter().any(|e| {
                 e.kind == ObjectKind::Other(TYPE_RELATIONSHIP) && e.name.eq_ignore_ascii_case(name)
             })
@@ -350,10 +350,11 @@ impl Transaction<'_> {
                 self.state(&foreign)?.def = fnew;
             }
         }
-        let grbit = i32::from(one_to_one) * REL_ONE_TO_ONE
-            | i32::from(spec.cascade_update) * REL_CASCADE_UPDATES
-            | i32::from(spec.cascade_delete) * REL_CASCADE_DELETES
-            | i32::from(spec.set_null_on_delete) * REL_CASCADE_NULL;
+        let flag = |on: bool, bit: i32| if on { bit } else { 0 };
+        let grbit = flag(one_to_one, REL_ONE_TO_ONE)
+            | flag(spec.cascade_update, REL_CASCADE_UPDATES)
+            | flag(spec.cascade_delete, REL_CASCADE_DELETES)
+            | flag(spec.set_null_on_delete, REL_CASCADE_NULL);
         for (i, (&p, &f)) in ppos.iter().zip(&fpos).enumerate() {
             self.insert_named(
                 "MSysRelationships",
