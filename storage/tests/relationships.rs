@@ -208,7 +208,7 @@ fn created_relationship_is_stored_and_enforced() {
         assert!(obj.id < 0, "synthetic id {}", obj.id);
         assert_eq!(consistency(&db, "created"), rows_before + 2);
         mdb_schema_lists(&w.target().bytes, "ParentChild", true);
-        // enforced: a child of no parent, deleting a referenced parent
+        // enforced: a child of no parent is refused
         let bad = w
             .transaction(|tx| {
                 tx.insert_named(
@@ -219,16 +219,22 @@ fn created_relationship_is_stored_and_enforced() {
             })
             .unwrap_err();
         assert!(matches!(write_err(bad), WriteError::ForeignKey { .. }));
-        let parent1 = w
-            .transaction(|tx| {
-                let bms = tx.bookmarks("Parent")?;
-                Ok(bms[0])
-            })
+        let parents = w.transaction(|tx| tx.bookmarks("Parent")).unwrap();
+        // parents were inserted in id order: parents[k] holds id k + 1
+        // set NULL on delete: deleting parent 1 clears the pid of its
+        // children (cid % 50 == 0 and cid % 9 != 0: 50, 100, …, 350)
+        let nulls = |db: &Database| {
+            oracle::rows(db, "Child")
+                .iter()
+                .filter(|r| r[1].is_none())
+                .count()
+        };
+        let before_nulls = nulls(&w.database().unwrap());
+        assert_eq!(before_nulls, 45); // cid % 9 == 0
+        w.transaction(|tx| tx.delete("Parent", &[parents[0]]).map(|_| ()))
             .unwrap();
-        let bad = w
-            .transaction(|tx| tx.delete("Parent", &[parent1]).map(|_| ()))
-            .unwrap_err();
-        assert!(matches!(write_err(bad), WriteError::ForeignKey { .. }));
+        assert_eq!(nulls(&w.database().unwrap()), before_nulls + 7);
+        consistency(&w.database().unwrap(), "set null");
         w.transaction(|tx| {
             tx.insert_named(
                 "Child",
@@ -253,10 +259,19 @@ fn created_relationship_is_stored_and_enforced() {
                 "Child",
                 vec![("cid", Cell::Int(1001)), ("pid", Cell::Int(99))],
             )?;
-            tx.delete("Parent", &[parent1]).map(|_| ())
+            tx.delete("Parent", &[parents[1]]).map(|_| ())
         })
         .unwrap();
-        consistency(&w.database().unwrap(), "dropped");
+        let db = w.database().unwrap();
+        consistency(&db, "dropped");
+        // without the relationship, deleting parent 2 left its children
+        assert_eq!(
+            oracle::rows(&db, "Child")
+                .iter()
+                .filter(|r| r[1].as_deref() == Some("2"))
+                .count(),
+            7
+        );
     }
 }
 

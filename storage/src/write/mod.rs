@@ -133,8 +133,8 @@ pub enum WriteError {
     },
     /// An enforced relationship refuses the change: a row would reference
     /// a key its primary table does not hold, or a referenced row would be
-    /// deleted or re-keyed (cascades are not performed; the change is
-    /// refused before anything is written).
+    /// deleted or re-keyed and the relationship has no referential action
+    /// for it (the change is refused before anything is written).
     #[error(
         "table {table:?}: relationship {relationship:?} with table {other:?}: {why} (key {key})"
     )]

@@ -59,11 +59,11 @@ pub struct RelationshipSpec {
     pub foreign_table: String,
     /// Its referencing columns, pairwise of the same types.
     pub foreign_columns: Vec<String>,
-    /// Changing a referenced key changes the references (stored only).
+    /// Changing a referenced key changes the references.
     pub cascade_update: bool,
-    /// Deleting a referenced row deletes the referencing rows (stored only).
+    /// Deleting a referenced row deletes the referencing rows.
     pub cascade_delete: bool,
-    /// Deleting a referenced row sets the references to NULL (stored only).
+    /// Deleting a referenced row sets the references to NULL.
     pub set_null_on_delete: bool,
 }
 
@@ -93,8 +93,9 @@ impl Transaction<'_> {
     /// Creates the enforced relationship `spec` (see the module
     /// documentation for what is written). Afterwards inserts and updates
     /// of the referencing table and deletes and re-keys of the primary
-    /// table are checked against it; referential actions are stored but
-    /// not performed (such changes are refused). Refused before anything is
+    /// table are checked against it, and its referential actions run in
+    /// the transaction that changes the primary row
+    /// (`txn::cascade`). Refused before anything is
     /// written, with [`WriteError::BadDefinition`] naming the relationship:
     /// an invalid or taken name (relationships, and the referencing
     /// table's indexes), unknown, system or identical tables, unknown,
