@@ -156,6 +156,34 @@ fn deletes_cascade_through_chains_and_set_null() {
         assert_eq!(rows(&db, "Other"), want_other, "{v:?}");
         assert_eq!(want_grand.len(), 270);
         consistency(&db, "after cascade delete");
+        // mdb-export reads as many rows (a failure under CI without it)
+        if std::process::Command::new("mdb-export")
+            .arg("--version")
+            .output()
+            .is_ok()
+        {
+            let scratch = Scratch::new(&format!("cascade-{v:?}"));
+            let path = scratch.path("t.mdb");
+            std::fs::write(&path, &w.target().bytes).unwrap();
+            for (t, n) in [("Parent", 9), ("Child", 90), ("Grand", 270), ("Other", 50)] {
+                let out = std::process::Command::new("mdb-export")
+                    .arg(&path)
+                    .arg(t)
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "mdb-export {t}");
+                assert_eq!(
+                    out.stdout.iter().filter(|&&b| b == b'\n').count(),
+                    n + 1,
+                    "{t}"
+                );
+            }
+        } else {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "mdb-export missing under CI"
+            );
+        }
     }
 }
 
@@ -293,4 +321,43 @@ fn crashed_cascade_recovers_to_old_or_new() {
         }
     }
     assert!(saw_old > 0 && saw_new > 0, "old {saw_old}, new {saw_new}");
+}
+
+#[test]
+fn set_null_on_a_required_column_is_refused() {
+    for v in [JetVersion::Jet4, JetVersion::Ace12] {
+        let mut w = writer(v);
+        w.transaction(|tx| {
+            tx.create_table(&table("P", &["id"]))?;
+            tx.create_table(&TableSpec::new(
+                "C",
+                vec![
+                    ColumnSpec::new("cid", JetType::Long),
+                    ColumnSpec::new("pid", JetType::Long).not_null(),
+                ],
+            ))?;
+            tx.insert("P", &ints(&[("id", vec![Some(1), Some(2)])]))?;
+            tx.insert(
+                "C",
+                &ints(&[("cid", vec![Some(1)]), ("pid", vec![Some(2)])]),
+            )?;
+            let mut r = RelationshipSpec::new("PC", "P", &["id"], "C", &["pid"]);
+            r.set_null_on_delete = true;
+            tx.create_relationship(&r)
+        })
+        .unwrap();
+        let before = w.target().bytes.clone();
+        let db = w.database().unwrap();
+        let bms = db.table("P").unwrap().bookmarks().unwrap();
+        // P 1 has no children: deleted; P 2's child cannot take NULL
+        let e = write_err(
+            w.transaction(|tx| tx.delete("P", &bms).map(|_| ()))
+                .unwrap_err(),
+        );
+        assert!(matches!(e, WriteError::NullRefused { .. }), "{e}");
+        assert!(w.target().bytes == before, "image changed");
+        w.transaction(|tx| tx.delete("P", &bms[..1]).map(|_| ()))
+            .unwrap();
+        assert_eq!(rows(&w.database().unwrap(), "P"), [vec![Some(2)]]);
+    }
 }

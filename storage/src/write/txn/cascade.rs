@@ -108,12 +108,18 @@ impl Transaction<'_> {
                 CascadeKind::SetNull(cols) => {
                     let st = self.state(&c.table)?;
                     let (def, tname) = (st.def.clone(), st.name.clone());
-                    if let Some(&p) = cols.iter().find(|&&p| def.columns[p].required) {
-                        return Err(WriteError::NullRefused {
-                            table: tname,
-                            column: def.columns[p].name.clone(),
-                        });
-                    }
+                    // a required column, or a key column of a required
+                    // (primary-key) index, refuses NULL
+                    let probe: Vec<crate::write::row::Cell> = (0..def.columns.len())
+                        .map(|i| {
+                            if cols.contains(&i) {
+                                crate::write::row::Cell::Null
+                            } else {
+                                crate::write::row::Cell::Int(0)
+                            }
+                        })
+                        .collect();
+                    self.check_required(&tname, &def, &probe)?;
                     let values: Vec<(usize, OwnedField)> =
                         cols.into_iter().map(|p| (p, OwnedField::Null)).collect();
                     self.set_fields(&c.table, &tname, &def, &c.rows, &values)?;
