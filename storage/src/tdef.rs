@@ -162,8 +162,11 @@ pub struct LogicalIndex {
     pub rel_table_page: u32,
     /// Foreign key: cascade updates.
     pub cascade_updates: bool,
-    /// Foreign key: cascade deletes.
+    /// Foreign key: cascade deletes (the delete byte is 1).
     pub cascade_deletes: bool,
+    /// Foreign key: deleting a referenced row sets the references to NULL
+    /// (the delete byte is 2; Jackcess `IndexImpl.CASCADE_NULL_FLAG`).
+    pub cascade_null: bool,
 }
 
 /// A parsed table definition.
@@ -392,7 +395,8 @@ pub fn parse(
             rel_primary: d[8] == 1,
             rel_table_page: g32(13),
             cascade_updates: d[17] != 0,
-            cascade_deletes: d[18] != 0,
+            cascade_deletes: d[18] == 1,
+            cascade_null: d[18] == 2,
             kind: match d[19] {
                 0 => IndexKind::Normal,
                 1 => IndexKind::PrimaryKey,

@@ -115,6 +115,7 @@ pub fn add_index(def: &mut TableDef, table: &str, idx: &IndexSpec) -> WResult<(u
         rel_table_page: 0,
         cascade_updates: false,
         cascade_deletes: false,
+        cascade_null: false,
     });
     Ok((real, fresh))
 }

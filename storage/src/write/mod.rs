@@ -32,6 +32,7 @@ pub mod protect;
 pub mod replace;
 pub mod row;
 pub mod tdef;
+pub mod tdef_columns;
 pub mod tdef_splice;
 pub mod txn;
 
@@ -43,7 +44,7 @@ pub use protect::{decrypt_file, encrypt_file};
 pub use replace::{Destination, rewrite_file};
 pub use row::{Cell, TextLayout};
 pub use tdef::{ColumnSpec, IndexSpec, TableSpec};
-pub use txn::{IndexBuilt, Transaction, WriteTarget, Writer};
+pub use txn::{IndexBuilt, RelationshipSpec, Transaction, WriteTarget, Writer};
 
 use crate::error::FormatError;
 use crate::image::PageStore;
@@ -137,8 +138,8 @@ pub enum WriteError {
     },
     /// An enforced relationship refuses the change: a row would reference
     /// a key its primary table does not hold, or a referenced row would be
-    /// deleted or re-keyed (cascades are not performed; the change is
-    /// refused before anything is written).
+    /// deleted or re-keyed and the relationship has no referential action
+    /// for it (the change is refused before anything is written).
     #[error(
         "table {table:?}: relationship {relationship:?} with table {other:?}: {why} (key {key})"
     )]

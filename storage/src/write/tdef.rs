@@ -468,11 +468,21 @@ pub fn logical_index_entry(b: &mut Vec<u8>, l: &LogicalIndex) {
     b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
     b.extend_from_slice(&l.number.to_le_bytes());
     b.extend_from_slice(&l.real_index.to_le_bytes());
-    b.push(u8::from(l.rel_primary));
+    // the other table's role: 1 primary, 2 referencing (Jackcess
+    // `IndexImpl.FK_PRIMARY_TABLE_TYPE` / `FK_SECONDARY_TABLE_TYPE`)
+    b.push(match (l.kind, l.rel_primary) {
+        (_, true) => 1,
+        (IndexKind::ForeignKey, false) => 2,
+        _ => 0,
+    });
     b.extend_from_slice(&l.rel_index.unwrap_or(u32::MAX).to_le_bytes());
     b.extend_from_slice(&l.rel_table_page.to_le_bytes());
     b.push(u8::from(l.cascade_updates));
-    b.push(u8::from(l.cascade_deletes));
+    b.push(if l.cascade_null {
+        2
+    } else {
+        u8::from(l.cascade_deletes)
+    });
     b.push(match l.kind {
         IndexKind::Normal => 0,
         IndexKind::PrimaryKey => 1,

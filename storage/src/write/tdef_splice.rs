@@ -159,7 +159,7 @@ pub fn with_dropped_index(
 
 /// The stated length of a definition (header offset 8), when it fits its
 /// chain bytes.
-fn stated_len(chain: &[u8]) -> Option<usize> {
+pub(crate) fn stated_len(chain: &[u8]) -> Option<usize> {
     let len = u32::from_le_bytes([
         *chain.get(8)?,
         *chain.get(9)?,

@@ -25,10 +25,15 @@ use jet_kernels::row_slot::pack_row_pointer;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod alter_type;
+mod cascade;
+mod columns;
 pub(crate) mod copy;
 mod index_ddl;
 pub use index_ddl::IndexBuilt;
 mod relations;
+mod relationship_ddl;
+pub use relationship_ddl::RelationshipSpec;
 mod rename;
 
 /// A [`CommitTarget`] the writer can also read the committed image from.
@@ -183,6 +188,7 @@ impl<T: WriteTarget> Writer<T> {
             clock: self.clock,
             now: self.now.unwrap_or_else(system_now_micros),
             text_layout: self.text_layout,
+            cascading: Vec::new(),
         };
         // `finish` writes the index pages the maintainer holds; an
         // abandoned transaction's are dropped with the discard below
@@ -245,6 +251,9 @@ pub struct Transaction<'w> {
     clock: i64,
     now: i64,
     text_layout: row::TextLayout,
+    /// Tables whose rows referential actions are changing, outermost
+    /// first (a cascade into one of them is a cycle, refused).
+    cascading: Vec<String>,
 }
 
 /// Rows of a fresh MSysObjects-less image (used while creating a database).
@@ -262,6 +271,7 @@ pub(crate) fn bootstrap(
         clock,
         now: clock,
         text_layout: row::TextLayout::Standard,
+        cascading: Vec::new(),
     }
 }
 
@@ -654,7 +664,15 @@ impl<'w> Transaction<'w> {
         let (length, flags, ext_flags) = wtdef::column_shape(version, &tname, col)?;
         let mut def = st.def.clone();
         let extra0 = st.extra.clone();
-        let col_num = def.columns.iter().map(|c| c.col_num + 1).max().unwrap_or(0);
+        // numbers of dropped columns are never reused: rows written before
+        // a drop still hold their bytes (`max_cols` counts them)
+        let col_num = def
+            .columns
+            .iter()
+            .map(|c| c.col_num + 1)
+            .max()
+            .unwrap_or(0)
+            .max(def.max_cols);
         let fixed = flags & crate::tdef::COL_FIXED != 0;
         let fixed_offset = if fixed {
             def.columns
@@ -1279,7 +1297,8 @@ impl<'w> Transaction<'w> {
                 page: bm.page,
                 row: bm.row,
             })?;
-            self.check_referenced(&tname, &def, &fields, None)?;
+            let cascades = self.check_referenced(&tname, &def, &fields, None, None)?;
+            self.run_cascades(&tname, cascades)?;
             self.index_apply(table, &def, &fields, bm, false, &[])?;
             self.free_long_values(table, &def, &fields, None)?;
             if let Some(t) = self.overflow_target(bm)? {
@@ -1385,7 +1404,6 @@ impl<'w> Transaction<'w> {
         cells: &[Option<Cell>],
     ) -> WResult<()> {
         let version = self.version;
-        let l = self.layout();
         let old = self.read_fields(def, bm)?.ok_or(WriteError::NoSuchRow {
             table: tname.to_string(),
             page: bm.page,
@@ -1411,6 +1429,34 @@ impl<'w> Transaction<'w> {
                 changed[i] = true;
             }
         }
+        let shown: Vec<String> = cells
+            .iter()
+            .map(|c| {
+                c.as_ref()
+                    .map_or("(unchanged)".to_string(), Cell::to_string)
+            })
+            .collect();
+        self.update_row_fields(table, tname, def, bm, old, fields, &changed, &shown)
+    }
+
+    /// [`Transaction::update_row`] with the new row given as stored
+    /// fields: `changed` marks the columns whose field is new, `shown`
+    /// names the new values for error messages. Referential actions of the
+    /// relationships whose primary key changes run after the row is
+    /// written.
+    #[allow(clippy::too_many_arguments)]
+    fn update_row_fields(
+        &mut self,
+        table: &str,
+        tname: &str,
+        def: &TableDef,
+        bm: Bookmark,
+        old: Vec<OwnedField>,
+        mut fields: Vec<OwnedField>,
+        changed: &[bool],
+        shown: &[String],
+    ) -> WResult<()> {
+        let l = self.layout();
         // enforced relationships, for the key columns whose value changes
         let differs: Vec<bool> = changed
             .iter()
@@ -1418,7 +1464,7 @@ impl<'w> Transaction<'w> {
             .map(|(ch, (new, was))| *ch && new != was)
             .collect();
         self.check_references(tname, def, &fields, Some(&differs))?;
-        self.check_referenced(tname, def, &old, Some(&differs))?;
+        let cascades = self.check_referenced(tname, def, &old, Some(&differs), Some(&fields))?;
         // new long values are written, replaced ones freed
         let mut fresh = fields.clone();
         for (i, ch) in changed.iter().enumerate() {
@@ -1432,7 +1478,7 @@ impl<'w> Transaction<'w> {
                 fields[i] = stored[i].clone();
             }
         }
-        self.free_long_values(table, def, &old, Some(&changed))?;
+        self.free_long_values(table, def, &old, Some(changed))?;
         let bytes = pad_row(row::assemble(def, &fields));
         let max = data_page::max_row_len(l);
         if bytes.len() > max {
@@ -1443,18 +1489,11 @@ impl<'w> Transaction<'w> {
             });
         }
         // entries move only in the indexes whose key changed
-        let shown: Vec<String> = cells
-            .iter()
-            .map(|c| {
-                c.as_ref()
-                    .map_or("(unchanged)".to_string(), Cell::to_string)
-            })
-            .collect();
         for ri in &def.real_indexes {
             let touched = ri.key.iter().any(|(k, _)| {
                 def.columns
                     .iter()
-                    .zip(&changed)
+                    .zip(changed.iter())
                     .any(|(c, ch)| *ch && c.col_num == *k)
             });
             if !touched {
@@ -1464,10 +1503,11 @@ impl<'w> Transaction<'w> {
             let now = self.index_key(table, def, ri, &fields)?;
             if was != now {
                 self.index_entry(table, def, ri, &was, bm, Entry::Delete)?;
-                self.index_entry(table, def, ri, &now, bm, Entry::Insert(&shown))?;
+                self.index_entry(table, def, ri, &now, bm, Entry::Insert(shown))?;
             }
         }
-        self.rewrite_row(table, def, bm, &bytes)
+        self.rewrite_row(table, def, bm, &bytes)?;
+        self.run_cascades(tname, cascades)
     }
 
     fn rewrite_row(

@@ -26,6 +26,7 @@ pub(crate) fn over(ov: PageOverlay, version: JetVersion) -> Transaction<'static>
         clock: super::DEFAULT_CLOCK,
         now: super::DEFAULT_CLOCK,
         text_layout: row::TextLayout::Standard,
+        cascading: Vec::new(),
     }
 }
 

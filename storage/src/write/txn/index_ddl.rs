@@ -201,11 +201,9 @@ impl Transaction<'_> {
     /// table's relationship references).
     pub fn drop_index(&mut self, table: &str, name: &str) -> WResult<()> {
         self.flush_indexes()?;
-        let version = self.version;
-        let l = self.layout();
         let st = self.state(table)?;
         let tname = st.name.clone();
-        let mut def = st.def.clone();
+        let def = st.def.clone();
         let pos = def
             .indexes
             .iter()
@@ -233,6 +231,19 @@ impl Transaction<'_> {
                 ),
             });
         }
+        self.remove_logical_index(table, pos)
+    }
+
+    /// Removes logical index `pos` of `table` (no relationship checks) and
+    /// its real index when no other logical index shares it.
+    pub(super) fn remove_logical_index(&mut self, table: &str, pos: usize) -> WResult<()> {
+        self.flush_indexes()?;
+        let version = self.version;
+        let l = self.layout();
+        let st = self.state(table)?;
+        let tname = st.name.clone();
+        let mut def = st.def.clone();
+        let li = def.indexes[pos].clone();
         let old_def = def.clone();
         def.indexes.remove(pos);
         let real = li.real_index as usize;
@@ -274,7 +285,7 @@ impl Transaction<'_> {
     /// The name of a table (other than the one at `page`) with a
     /// relationship index that references index `number` of the table
     /// whose TDEF is at `page`.
-    fn referencing_table(&mut self, page: u32, number: u32) -> WResult<Option<String>> {
+    pub(super) fn referencing_table(&mut self, page: u32, number: u32) -> WResult<Option<String>> {
         let names: Vec<String> = self
             .catalog
             .iter()

@@ -12,10 +12,13 @@
 //! - deleting or re-keying a referenced row: no row of the referencing
 //!   table holds its old key.
 //!
-//! Cascading updates and deletes are not performed: such a change is
-//! refused like any other violation, before anything is written.
+//! A relationship's referential actions (cascade update, cascade delete,
+//! set NULL on delete) turn the second check into [`super::cascade`]
+//! actions on the referencing rows instead of a refusal; without them the
+//! change is refused before anything is written.
 
 use super::Transaction;
+use super::cascade::{Cascade, CascadeKind};
 use crate::index_key::encode_key;
 use crate::scan::OwnedField;
 use crate::tdef::{IndexKind, LogicalIndex, TableDef};
@@ -33,20 +36,25 @@ impl Transaction<'_> {
         fields: &[OwnedField],
         changed: Option<&[bool]>,
     ) -> WResult<()> {
-        self.check_relationships(table, def, fields, changed, false)
+        self.check_relationships(table, def, fields, changed, None, false)
+            .map(|_| ())
     }
 
     /// Checks the relationships in which `def`'s table is the primary
     /// table, for the row `fields` that is about to be deleted or (with
-    /// `changed`) re-keyed: no referencing row may hold its key.
+    /// `changed`, and its new fields `new`) re-keyed: no referencing row may
+    /// hold its key, unless the relationship's referential action applies;
+    /// the actions to run are returned (deletes before the row goes,
+    /// updates after the re-keyed row is written).
     pub(super) fn check_referenced(
         &mut self,
         table: &str,
         def: &TableDef,
         fields: &[OwnedField],
         changed: Option<&[bool]>,
-    ) -> WResult<()> {
-        self.check_relationships(table, def, fields, changed, true)
+        new: Option<&[OwnedField]>,
+    ) -> WResult<Vec<Cascade>> {
+        self.check_relationships(table, def, fields, changed, new, true)
     }
 
     fn check_relationships(
@@ -55,8 +63,10 @@ impl Transaction<'_> {
         def: &TableDef,
         fields: &[OwnedField],
         changed: Option<&[bool]>,
+        new: Option<&[OwnedField]>,
         primary: bool,
-    ) -> WResult<()> {
+    ) -> WResult<Vec<Cascade>> {
+        let mut cascades = Vec::new();
         let relationships = def
             .indexes
             .iter()
@@ -164,28 +174,39 @@ impl Transaction<'_> {
                     ));
                 }
                 (true, true) => {
-                    let cascade = if changed.is_some() {
-                        li.cascade_updates
-                    } else {
-                        li.cascade_deletes
+                    let kind = match (changed.is_some(), new) {
+                        (true, Some(new)) if li.cascade_updates => Some(CascadeKind::Rekey(
+                            other_positions
+                                .iter()
+                                .zip(&positions)
+                                .map(|(&o, &p)| (o, new[p].clone()))
+                                .collect(),
+                        )),
+                        (false, _) if li.cascade_deletes => Some(CascadeKind::Delete),
+                        (false, _) if li.cascade_null => {
+                            Some(CascadeKind::SetNull(other_positions.clone()))
+                        }
+                        _ => None,
                     };
-                    return Err(refuse(
-                        &other_name,
-                        shown,
-                        format!(
-                            "rows of {other_name:?} reference this key{}",
-                            if cascade {
-                                " (the relationship cascades; this writer does not, change those rows first)"
-                            } else {
-                                ""
-                            }
-                        ),
-                    ));
+                    let Some(kind) = kind else {
+                        return Err(refuse(
+                            &other_name,
+                            shown,
+                            format!("rows of {other_name:?} reference this key"),
+                        ));
+                    };
+                    let rows = self.rows_with_key(&other, other_real, &key)?;
+                    cascades.push(Cascade {
+                        table: other_name,
+                        relationship: li.name.clone(),
+                        rows,
+                        kind,
+                    });
                 }
                 _ => {}
             }
         }
-        Ok(())
+        Ok(cascades)
     }
 }
 

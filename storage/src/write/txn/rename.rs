@@ -90,7 +90,10 @@ impl Transaction<'_> {
     /// Text of the Text or Memo fields of every live row of system table
     /// `table` (absent: no rows), one `Vec` per row, `None` for other
     /// columns and NULLs.
-    fn text_rows(&mut self, table: &str) -> WResult<Vec<(TableDef, Vec<Option<String>>)>> {
+    pub(super) fn text_rows(
+        &mut self,
+        table: &str,
+    ) -> WResult<Vec<(TableDef, Vec<Option<String>>)>> {
         if !self
             .catalog
             .iter()
@@ -227,7 +230,7 @@ impl Transaction<'_> {
 /// Whether `text` holds `name` as a whole word (case-insensitively; a word
 /// boundary is any character that cannot be part of an unbracketed name,
 /// or a bracket).
-fn names_word(text: &str, name: &str) -> bool {
+pub(super) fn names_word(text: &str, name: &str) -> bool {
     let t = text.to_lowercase();
     let n = name.to_lowercase();
     if n.is_empty() {
