@@ -165,6 +165,9 @@ pub(super) fn actions(i: &LogicalIndex) -> String {
     if i.cascade_deletes {
         on.push("cascade deletes");
     }
+    if i.cascade_null {
+        on.push("set null on delete");
+    }
     on.join(", ")
 }
 
