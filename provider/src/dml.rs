@@ -39,8 +39,9 @@ use futures::StreamExt;
 use jet_storage::image::{CommitTarget, ImageChanges, MemImage};
 use jet_storage::index::{Bookmark, KeyMatch};
 use jet_storage::journal::JournaledFile;
+use jet_storage::journal::lock::{DEFAULT_LOCK_WAIT, FileLock};
 use jet_storage::write::WResult;
-use jet_storage::{Database, OpenOptions, ScanOptions, Transaction, Writer};
+use jet_storage::{Database, FileStamp, OpenOptions, ScanOptions, Transaction, Writer};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -61,6 +62,8 @@ struct Explicit {
 
 struct State {
     db: Database,
+    /// The file's stamp when `db` was read (per-statement locking).
+    stamp: Option<FileStamp>,
     explicit: Option<Explicit>,
     /// The writer (and its exclusive lock) held for one statement.
     statement: Option<Writer<JournaledFile>>,
@@ -90,11 +93,13 @@ impl JetHandle {
     /// A handle over an already open database; writable only when
     /// `options.writable` is set and `db` was opened from a file.
     pub fn new(db: Database, options: JetOptions) -> Self {
+        let stamp = db.path().and_then(|p| FileStamp::of(p).ok());
         JetHandle {
             path: db.path().map(|p| p.to_path_buf()),
             options,
             state: Mutex::new(State {
                 db,
+                stamp,
                 explicit: None,
                 statement: None,
             }),
@@ -134,12 +139,44 @@ impl JetHandle {
             .ok_or_else(|| err("the database was not opened from a file; it cannot be written"))
     }
 
+    /// Whether the handle holds no lock between statements.
+    fn per_statement(&self) -> bool {
+        self.options.lock_per_statement && !self.options.writable
+    }
+
     fn reopen(&self, path: &PathBuf) -> Result<Database> {
         let options = OpenOptions {
             password: self.options.password.clone(),
+            hold_lock: !self.per_statement(),
             ..OpenOptions::default()
         };
         Database::open(path, options).map_err(to_df)
+    }
+
+    /// For a read-only handle registered with
+    /// [`JetOptions::lock_per_statement`]: takes the file's shared lock for
+    /// one statement (waiting, as any reader, for another process's writer
+    /// to commit) and, when the file changed since it was last read
+    /// ([`FileStamp`]), opens it again first, so the statement reads one
+    /// committed state. Keep the returned lock until the statement's
+    /// results are read. `None` for other handles, whose database holds
+    /// its lock for as long as it is open.
+    pub fn read_snapshot(&self) -> Result<Option<FileLock>> {
+        if !self.per_statement() {
+            return Ok(None);
+        }
+        let Some(path) = self.path.clone() else {
+            return Ok(None);
+        };
+        let guard = jet_storage::journal::open_for_read(&path, DEFAULT_LOCK_WAIT)
+            .map_err(|e| to_df(e.into()))?;
+        let stamp = FileStamp::of(&path).ok();
+        let mut st = self.lock()?;
+        if stamp.is_none() || st.stamp != stamp {
+            st.db = self.reopen(&path)?;
+            st.stamp = stamp;
+        }
+        Ok(guard)
     }
 
     /// The file's writer (its lock taken), unlocked with the password.

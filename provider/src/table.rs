@@ -40,6 +40,13 @@ pub struct JetOptions {
     /// re-open after a write), and pages written to it are encrypted
     /// again. Never shown (its `Debug` hides it).
     pub password: Option<jet_storage::Password>,
+    /// For a read-only database opened with `OpenOptions::hold_lock`
+    /// off: no lock is held between statements, so writers in other
+    /// processes get in; [`crate::JetHandle::read_snapshot`] takes the
+    /// shared lock for each statement and reads the file again when it
+    /// changed. Off (the default): the database's lock is held for as long
+    /// as it is registered.
+    pub lock_per_statement: bool,
 }
 
 impl Default for JetOptions {
@@ -50,6 +57,7 @@ impl Default for JetOptions {
             batch_size: 8192,
             writable: false,
             password: None,
+            lock_per_statement: false,
         }
     }
 }

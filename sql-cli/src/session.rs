@@ -45,7 +45,7 @@ pub fn new_session(memory_limit: u64) -> Result<JetSession> {
 /// file for the rest of the run (a command that opens a file twice asks
 /// once); none of them is ever printed (`Debug` shows only whether there
 /// is one).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct OpenRequest {
     /// The password given on the command line or in the environment.
     pub password: Option<String>,
@@ -54,6 +54,15 @@ pub struct OpenRequest {
     pub ask: bool,
     /// Passwords asked for, by file.
     asked: Arc<std::sync::Mutex<Vec<(PathBuf, String)>>>,
+    /// Hold the file's shared lock while the database is open (see
+    /// `OpenOptions::hold_lock`); a read-only shell holds it per statement.
+    hold_lock: bool,
+}
+
+impl Default for OpenRequest {
+    fn default() -> Self {
+        OpenRequest::new(None, false)
+    }
 }
 
 impl std::fmt::Debug for OpenRequest {
@@ -71,7 +80,8 @@ impl OpenRequest {
         OpenRequest {
             password,
             ask,
-            ..OpenRequest::default()
+            asked: Arc::default(),
+            hold_lock: true,
         }
     }
 
@@ -131,6 +141,7 @@ pub fn open_with_password(
     loop {
         let options = OpenOptions {
             password: password.as_deref().map(jet_storage::Password::from),
+            hold_lock: req.hold_lock,
             ..OpenOptions::default()
         };
         let e = match Database::open(path, options) {
@@ -222,11 +233,18 @@ pub fn register_files(
     writable: bool,
 ) -> std::result::Result<Vec<OpenDb>, String> {
     let mut dbs: Vec<OpenDb> = Vec::new();
+    // read-only databases hold their lock per statement, so writers in
+    // other processes get in between the shell's statements
+    let req = OpenRequest {
+        hold_lock: writable,
+        ..req.clone()
+    };
     for path in files {
-        let (db, password) = open_with_password(path, req)?;
+        let (db, password) = open_with_password(path, &req)?;
         let options = JetOptions {
             writable,
             password: password.as_deref().map(jet_storage::Password::from),
+            lock_per_statement: !writable,
             ..JetOptions::default()
         };
         let name = catalog_name(path, &dbs);

@@ -46,6 +46,13 @@ pub struct OpenOptions {
     /// Money files need it; a Jet3/Jet4 database password (which protects
     /// no page) is checked when given, and the file opens without it.
     pub password: Option<Password>,
+    /// Keep the shared lock while the [`Database`] lives (the default), so
+    /// no writer in another process changes the file under it. `false`
+    /// holds it only while opening: the caller then takes
+    /// [`crate::journal::open_for_read`] around each use and opens the
+    /// file again when [`FileStamp`] says it changed (a long-open shell
+    /// that lets writers in between its statements).
+    pub hold_lock: bool,
 }
 
 impl Default for OpenOptions {
@@ -54,7 +61,34 @@ impl Default for OpenOptions {
             backend: Backend::File,
             cache_pages: FilePageSource::DEFAULT_CACHE_PAGES,
             password: None,
+            hold_lock: true,
         }
+    }
+}
+
+/// What identifies one state of a database file: its inode, length and
+/// modification time. Every committed write changes the length or the
+/// time (and a compaction, which renames a new file over it, the inode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    inode: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path` now.
+    pub fn of(path: &Path) -> std::io::Result<FileStamp> {
+        let m = std::fs::metadata(path)?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Ok(FileStamp {
+            inode,
+            len: m.len(),
+            modified: m.modified().ok(),
+        })
     }
 }
 
@@ -217,6 +251,12 @@ impl Database {
             .into());
         }
         let lock = crate::journal::open_for_read(path, crate::journal::lock::DEFAULT_LOCK_WAIT)?;
+        // without `hold_lock` the lock guards the open only
+        let (kept, _opening) = if opts.hold_lock {
+            (lock, None)
+        } else {
+            (None, lock)
+        };
         // page 0 is read with the smaller (Jet3) size, then the real size is known
         let probe = FilePageSource::open(path, 2048, 0)?;
         let page0 = probe.read_page(0).map_err(|e| match e {
@@ -235,7 +275,7 @@ impl Database {
             Some(path.to_path_buf()),
             header,
             src,
-            lock,
+            kept,
             opts.password.as_ref(),
         )
     }

@@ -63,7 +63,7 @@ pub mod write;
 pub use catalog::{CatalogEntry, ObjectKind};
 pub use complex::{Attachment, ComplexColumn, ComplexKind, ComplexValues, Version};
 pub use crypt::{Password, Protection, Scheme as ProtectionScheme};
-pub use database::{Backend, Database, OpenOptions, Table};
+pub use database::{Backend, Database, FileStamp, OpenOptions, Table};
 pub use error::{ComplexError, CryptError, Error, FormatError, JournalError, Result, SchemaError};
 pub use format::JetVersion;
 pub use image::{CommitTarget, ImageChanges, MemImage, PageStore};
