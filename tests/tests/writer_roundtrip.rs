@@ -415,7 +415,6 @@ fn values_outside_a_column_are_refused_by_name() {
             ),
         ),
         ("f", Arc::new(Float64Array::from(vec![0.1]))),
-        ("d", Arc::new(TimestampMicrosecondArray::from(vec![1]))),
         (
             "d",
             Arc::new(TimestampMicrosecondArray::from(vec![i64::MAX / 2])),
@@ -490,4 +489,49 @@ fn one_character_texts_fit_a_one_character_column() {
         assert!(same(got.column(0).as_ref(), b.column(0).as_ref()));
         assert!(same(got.column(1).as_ref(), b.column(1).as_ref()));
     }
+}
+
+/// A Date/Time holds milliseconds (Access's resolution): a finer value,
+/// as `CURRENT_TIMESTAMP` or a Parquet file gives, is rounded to the
+/// nearest millisecond, half up, not refused; nanoseconds likewise.
+#[test]
+fn finer_timestamps_round_to_the_millisecond() {
+    let mut w = Writer::new(MemImage {
+        bytes: new_database(JetVersion::Ace12, 0).unwrap(),
+    })
+    .unwrap();
+    let spec = TableSpec::new("T", vec![ColumnSpec::new("d", JetType::DateTime)]);
+    w.transaction(|tx| tx.create_table(&spec).map(|_| ()))
+        .unwrap();
+    // 2024-01-01T00:00:00 plus 1.499 ms, 1.5 ms and 0.499 ms; then
+    // 1.499999 ms and 2.5 ms in nanoseconds
+    let base = 1_704_067_200_000_000i64;
+    let micros: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![
+        base + 1_499,
+        base + 1_500,
+        base + 499,
+    ]));
+    let nanos: ArrayRef = Arc::new(arrow_array::TimestampNanosecondArray::from(vec![
+        base * 1000 + 1_499_999,
+        base * 1000 + 2_500_000,
+    ]));
+    for a in [micros, nanos] {
+        let b = RecordBatch::try_from_iter(vec![("d", a)]).unwrap();
+        w.transaction(|tx| tx.insert("T", &b).map(|_| ())).unwrap();
+    }
+    let db = w.database().unwrap();
+    let t = db.table("T").unwrap();
+    let mut got = Vec::new();
+    for b in t.scan(ScanOptions::default()).unwrap() {
+        let b = b.unwrap();
+        let a = b
+            .column(0)
+            .as_any()
+            .downcast_ref::<TimestampMicrosecondArray>()
+            .unwrap();
+        got.extend(a.values().iter().map(|v| v - base));
+    }
+    got.sort_unstable();
+    // 0.499, 1.499 and 1.499999 ms round down; 1.5 and 2.5 ms round up
+    assert_eq!(got, vec![0, 1_000, 1_000, 2_000, 3_000]);
 }

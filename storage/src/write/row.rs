@@ -136,13 +136,16 @@ pub const MIN_ACCESS_DAY: i64 = -657_434;
 pub const MAX_ACCESS_DAY: i64 = 2_958_465;
 
 /// Encodes microseconds since 1970 as an Access date (f64 days since
-/// 1899-12-30; before it, the negative day with a positive time fraction).
-/// `Err` names why the value cannot be stored exactly.
+/// 1899-12-30; before it, the negative day with a positive time fraction),
+/// rounded to the nearest millisecond (half up) as Access keeps it: a
+/// `CURRENT_TIMESTAMP` or a Parquet timestamp with microseconds is stored,
+/// not refused. `Err` names why the value is outside Access's range.
 pub fn micros_to_access_date(micros: i64) -> Result<f64, String> {
-    if micros % 1000 != 0 {
-        return Err("Access dates hold milliseconds; the value has a finer fraction".into());
-    }
-    let ms = micros / 1000 + EPOCH_DAYS * MS_PER_DAY;
+    let ms = micros
+        .checked_add(500)
+        .ok_or("outside Access's date range 0100-01-01 to 9999-12-31")?
+        .div_euclid(1000)
+        + EPOCH_DAYS * MS_PER_DAY;
     let day = ms.div_euclid(MS_PER_DAY);
     let frac = ms.rem_euclid(MS_PER_DAY);
     if !(MIN_ACCESS_DAY..=MAX_ACCESS_DAY).contains(&day) {
@@ -420,10 +423,16 @@ pub fn encode_value_in(
                 .map_err(|w| refuse(&w))?
                 .to_le_bytes()
                 .to_vec(),
-            Cell::Decimal { scale: 9, .. } => {
-                return Err(refuse(
-                    "Access dates hold milliseconds; the value has nanoseconds",
-                ));
+            // nanoseconds: rounded to the millisecond like microseconds
+            Cell::Decimal { scale: 9, value } => {
+                // whole microseconds (floor), then the millisecond rounding:
+                // the same as rounding the nanoseconds to the millisecond
+                let micros = i64::try_from(value.div_euclid(1000))
+                    .map_err(|_| refuse("outside Access's date range 0100-01-01 to 9999-12-31"))?;
+                micros_to_access_date(micros)
+                    .map_err(|w| refuse(&w))?
+                    .to_le_bytes()
+                    .to_vec()
             }
             _ => return Err(mismatch()),
         },
@@ -652,8 +661,16 @@ mod tests {
                 "{ms}"
             );
         }
-        assert!(micros_to_access_date(1).is_err());
+        // finer than a millisecond: rounded to the nearest one, half up
+        for (micros, ms) in [(1, 0), (499, 0), (500, 1), (1_499, 1), (-1, 0), (-501, -1)] {
+            assert_eq!(
+                micros_to_access_date(micros),
+                micros_to_access_date(ms * 1000),
+                "{micros}"
+            );
+        }
         assert!(micros_to_access_date(253_402_300_800_000_000).is_err());
+        assert!(micros_to_access_date(i64::MAX).is_err());
     }
 
     #[test]
