@@ -263,7 +263,7 @@ fn missing_parameters(
         .collect();
     let mut msg = format!(
         "the query needs a value for {} (bind {} with \\param NAME VALUE in the shell, or \
-         JetSession::bind)",
+         with the library's bind)",
         names.join(", "),
         if names.len() == 1 { "it" } else { "them" }
     );

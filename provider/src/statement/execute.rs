@@ -137,7 +137,7 @@ impl JetSession {
             .clone();
         if args.len() > q.parameters.len() {
             let declared = if q.parameters.is_empty() {
-                "declares no parameters (bind them by name: \\param, JetSession::bind)".to_string()
+                "declares no parameters (bind them by name with \\param)".to_string()
             } else {
                 let names: Vec<&str> = q.parameters.iter().map(|(n, _)| n.as_str()).collect();
                 format!("declares {}: {}", q.parameters.len(), names.join(", "))

@@ -502,7 +502,7 @@ impl JetSession {
                 Ok(Vec::new())
             }
             Kind::DropTable(names, if_exists) => self.drop_tables(&names, if_exists).await,
-            Kind::CreateTable(ct) => match self.create_target(&ct.name)? {
+            Kind::CreateTable(ct) => match self.create_target(&ct.name, dialect)? {
                 Some((handle, catalog, table)) => {
                     self.create_table(&handle, &catalog, &table, &ct, dialect)
                         .await
@@ -536,13 +536,21 @@ impl JetSession {
         self.ctx.execute_logical_plan(plan).await?.collect().await
     }
 
-    fn normalizes(&self) -> bool {
-        self.ctx
-            .state()
-            .config()
-            .options()
-            .sql_parser
-            .enable_ident_normalization
+    /// Whether unquoted names of new tables and columns are lower-cased:
+    /// in the DataFusion dialect when the session normalizes identifiers
+    /// (DataFusion resolves column names case-sensitively); never in the
+    /// Access dialect, which keeps the spelling typed (`CREATE TABLE
+    /// MyContacts (FirstName …)` is written so) and resolves names
+    /// ignoring case.
+    fn normalizes(&self, dialect: SqlDialect) -> bool {
+        dialect == SqlDialect::DataFusion
+            && self
+                .ctx
+                .state()
+                .config()
+                .options()
+                .sql_parser
+                .enable_ident_normalization
     }
 
     /// Where `CREATE TABLE name` goes: (handle, catalog, table name) when
@@ -550,8 +558,12 @@ impl JetSession {
     /// qualified with a Jet catalog (read-only: an error); `None` when
     /// DataFusion should create a session table (an unknown catalog, or a
     /// bare name while the default database is read-only).
-    fn create_target(&self, name: &ObjectName) -> Result<Option<(Arc<JetHandle>, String, String)>> {
-        let parts = crate::ddl::name_parts(name, self.normalizes());
+    fn create_target(
+        &self,
+        name: &ObjectName,
+        dialect: SqlDialect,
+    ) -> Result<Option<(Arc<JetHandle>, String, String)>> {
+        let parts = crate::ddl::name_parts(name, self.normalizes(dialect));
         let handles = self
             .handles
             .lock()
@@ -621,7 +633,7 @@ impl JetSession {
             )));
         }
         let Some(query) = &ct.query else {
-            let spec = crate::ddl::table_spec(ct, table, self.normalizes())?;
+            let spec = crate::ddl::table_spec(ct, table, self.normalizes(dialect))?;
             handle.write(|_| Ok(()), |tx, ()| tx.create_table(&spec))?;
             return Ok(Vec::new());
         };
