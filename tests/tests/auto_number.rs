@@ -9,6 +9,24 @@ use jet_storage::{Database, JetType, OpenOptions};
 use std::collections::BTreeSet;
 use std::process::Command;
 
+/// The name quoted at the start of `s` (`"a""b"` → `a"b`), as the
+/// postgres backend writes it.
+fn quoted(s: &str) -> Option<String> {
+    let mut chars = s.strip_prefix('"')?.chars().peekable();
+    let mut out = String::new();
+    while let Some(c) = chars.next() {
+        if c == '"' {
+            if chars.peek() == Some(&'"') {
+                chars.next();
+            } else {
+                return Some(out);
+            }
+        }
+        out.push(c);
+    }
+    None
+}
+
 /// `(table, column)` pairs declared SERIAL, lower-cased (the postgres
 /// backend folds names).
 fn serial_columns(file: &std::path::Path) -> Option<BTreeSet<(String, String)>> {
@@ -26,9 +44,9 @@ fn serial_columns(file: &std::path::Path) -> Option<BTreeSet<(String, String)>> 
     for line in text.lines() {
         let l = line.trim();
         if let Some(rest) = l.strip_prefix("CREATE TABLE IF NOT EXISTS ") {
-            table = rest.trim().trim_matches('"').to_lowercase();
-        } else if l.contains("\tSERIAL") || l.ends_with(" SERIAL,") || l.contains(" SERIAL") {
-            if let Some(name) = l.split('"').nth(1) {
+            table = quoted(rest.trim()).unwrap_or_default().to_lowercase();
+        } else if l.contains("SERIAL") {
+            if let Some(name) = quoted(l) {
                 set.insert((table.clone(), name.to_lowercase()));
             }
         }
