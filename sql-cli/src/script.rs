@@ -27,6 +27,19 @@ enum State {
 /// is not yet a complete statement (no terminating `;`), trimmed; empty
 /// when everything was complete.
 pub fn split(text: &str) -> (Vec<Item>, String) {
+    let (items, rest) = split_lines(text);
+    (items.into_iter().map(|(_, i)| i).collect(), rest)
+}
+
+/// The 1-based line of `text` on which the item starting at byte `start`
+/// begins (its first non-blank character).
+fn line_at(text: &str, start: usize) -> usize {
+    let lead = text[start..].len() - text[start..].trim_start().len();
+    text[..start + lead].matches('\n').count() + 1
+}
+
+/// [`split`], each item with the line it starts on.
+pub fn split_lines(text: &str) -> (Vec<(usize, Item)>, String) {
     let mut items = Vec::new();
     let mut state = State::Code;
     let mut start = 0usize;
@@ -36,7 +49,10 @@ pub fn split(text: &str) -> (Vec<Item>, String) {
             State::Code => {
                 if text[start..i].trim().is_empty() && c == '\\' {
                     let end = text[i..].find('\n').map_or(text.len(), |n| i + n);
-                    items.push(Item::Meta(text[i + 1..end].trim().to_string()));
+                    items.push((
+                        line_at(text, i),
+                        Item::Meta(text[i + 1..end].trim().to_string()),
+                    ));
                     start = end;
                     while chars.peek().is_some_and(|&(j, _)| j < end) {
                         chars.next();
@@ -59,7 +75,7 @@ pub fn split(text: &str) -> (Vec<Item>, String) {
                     ';' => {
                         let stmt = text[start..i].trim();
                         if !is_blank_sql(stmt) {
-                            items.push(Item::Sql(stmt.to_string()));
+                            items.push((line_at(text, start), Item::Sql(stmt.to_string())));
                         }
                         start = i + 1;
                     }

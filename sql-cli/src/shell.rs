@@ -4,7 +4,7 @@
 use crate::meta;
 use crate::output::{Format, Sink};
 use crate::render::{Expanded, View, pager};
-use crate::script::{Item, split};
+use crate::script::{Item, split_lines};
 use crate::session::OpenDb;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::error::DataFusionError;
@@ -154,6 +154,21 @@ impl Shell {
         (tables, columns)
     }
 
+    /// Takes every read-only database's lock for one statement, reading a
+    /// file again when another process changed it (see
+    /// `JetHandle::read_snapshot`).
+    fn snapshots(&self) -> Result<Vec<jet_storage::journal::lock::FileLock>, String> {
+        let mut held = Vec::new();
+        for d in &self.dbs {
+            match d.handle.read_snapshot() {
+                Ok(Some(lock)) => held.push(lock),
+                Ok(None) => {}
+                Err(e) => return Err(format!("{}: {}", d.name, self.explain(&e))),
+            }
+        }
+        Ok(held)
+    }
+
     /// A statement's error as a person reads it (see [`crate::errors`]).
     fn explain(&self, e: &DataFusionError) -> String {
         let (tables, columns) = self.known_names();
@@ -180,15 +195,34 @@ impl Shell {
     /// `;` runs too (scripts and `-c` need not end with one). Stops at the
     /// first error.
     pub fn run_text(&mut self, text: &str) -> Result<Flow, String> {
-        let (mut items, rest) = split(text);
+        self.run_source(text, None)
+    }
+
+    /// [`Shell::run_text`] for the text of a script file: an error names
+    /// the file and the line its statement starts on (`report.sql:12: …`).
+    fn run_source(&mut self, text: &str, source: Option<&str>) -> Result<Flow, String> {
+        let (mut items, rest) = split_lines(text);
         if !rest.is_empty() {
-            items.push(Item::Sql(rest));
+            let offset = text.len() - text.trim_start().len();
+            let start = text.rfind(rest.as_str()).unwrap_or(offset);
+            let line = text[..start].matches('\n').count() + 1;
+            items.push((line, Item::Sql(rest)));
         }
-        for item in items {
+        for (line, item) in items {
+            // read-only databases: this item's snapshot (and lock)
+            let _snapshots = self.snapshots()?;
             let flow = match item {
                 Item::Sql(sql) => self.run_sql(&sql).map(|()| Flow::Continue),
                 Item::Meta(cmd) => self.run_meta(&cmd),
-            }?;
+            };
+            let flow = match (flow, source) {
+                (Ok(f), _) => f,
+                // an inner script already named its own file and line
+                (Err(e), Some(file)) if !e.starts_with(&format!("{file}:")) => {
+                    return Err(format!("{file}:{line}: {e}"));
+                }
+                (Err(e), _) => return Err(e),
+            };
             if flow == Flow::Quit {
                 return Ok(Flow::Quit);
             }
@@ -365,7 +399,7 @@ impl Shell {
         }
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
         self.depth += 1;
-        let r = self.run_text(&text);
+        let r = self.run_source(&text, Some(path));
         self.depth -= 1;
         r
     }
@@ -407,6 +441,7 @@ impl Shell {
         let format = self.format;
         let cap = (format == Format::Table).then_some(self.max_rows);
         let (view, csv_null) = (self.view(), self.csv_null.clone());
+        let ordered = sql.to_ascii_lowercase().contains("order by");
         let sql = sql.to_string();
         let _running = Running::start();
         let outcome = self.runtime.block_on(async move {
@@ -457,6 +492,11 @@ impl Shell {
                 ", first {} shown (\\format csv or LIMIT for the rest)",
                 self.max_rows
             ));
+            if !ordered {
+                // partitions are read in parallel: which rows come first
+                // is not fixed without ORDER BY
+                footer.push_str(", in no set order (ORDER BY fixes one)");
+            }
         }
         if omitted.columns > 0 {
             footer.push_str(&format!(

@@ -90,12 +90,33 @@ fn every_format() {
     );
     assert_eq!(
         run("table"),
-        "+---------+------------+---------------------+\n\
-         | OrderID | CustomerID | OrderDate           |\n\
-         +---------+------------+---------------------+\n\
-         | 10248   | VINET      | 1994-08-04T00:00:00 |\n\
-         | 10249   | TOMSP      | 1994-08-05T00:00:00 |\n\
-         +---------+------------+---------------------+\n"
+        "+---------+------------+------------+\n\
+         | OrderID | CustomerID | OrderDate  |\n\
+         +---------+------------+------------+\n\
+         |   10248 | VINET      | 1994-08-04 |\n\
+         |   10249 | TOMSP      | 1994-08-05 |\n\
+         +---------+------------+------------+\n"
+    );
+    // NULL: null in JSON, empty in CSV unless --null says otherwise
+    let null = "SELECT ShipRegion FROM Orders WHERE OrderID = 10248";
+    let out = |args: &[&str]| {
+        let o = jetsql()
+            .arg(&db)
+            .args(args)
+            .args(["-c", null])
+            .output()
+            .unwrap();
+        String::from_utf8(o.stdout).unwrap()
+    };
+    assert_eq!(out(&["--format", "ndjson"]), "{\"ShipRegion\":null}\n");
+    assert_eq!(out(&["--format", "csv"]), "ShipRegion\n\"\"\n");
+    assert_eq!(
+        out(&["--format", "csv", "--null", "NA"]),
+        "ShipRegion\nNA\n"
+    );
+    assert_eq!(
+        out(&["--format", "table", "--null", "-"]),
+        "+------------+\n| ShipRegion |\n+------------+\n| -          |\n+------------+\n"
     );
     // Empty results keep their shape: a header, an empty array.
     let none = r#"SELECT "OrderID" FROM orders WHERE "OrderID" < 0"#;

@@ -11,11 +11,20 @@ use std::time::Duration;
 const UP: &str = "\x1b[A";
 
 fn spawn(args: &[&std::ffi::OsStr], history: &Path) -> Session {
+    spawn_with(args, history, &[])
+}
+
+/// [`spawn`] with extra environment variables.
+fn spawn_with(args: &[&std::ffi::OsStr], history: &Path, env: &[(&str, &str)]) -> Session {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_jetsql"));
     cmd.args(args)
         .env("JETSQL_HISTORY", history)
         .env("TERM", "xterm")
-        .env_remove("JETSQL_SAMPLE");
+        .env_remove("JETSQL_SAMPLE")
+        .env_remove("PAGER");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     let mut s = Session::spawn(cmd).expect("spawn jetsql in a pty");
     s.set_expect_timeout(Some(Duration::from_secs(30)));
     s
@@ -89,7 +98,7 @@ fn multi_line_describe_history_and_ctrl_c() {
     );
     // The session is still usable.
     s.send("SELECT 40 + 2 AS answer;\r").unwrap();
-    s.expect("| 42     |").unwrap();
+    s.expect("|     42 |").unwrap();
     s.expect("nwind> ").unwrap();
 
     // Ctrl-C at the prompt clears the line; \q leaves.
@@ -110,7 +119,7 @@ fn multi_line_describe_history_and_ctrl_c() {
     s.send(UP).unwrap();
     s.expect("SELECT 40 + 2 AS answer;").unwrap();
     s.send("\r").unwrap();
-    s.expect("| 42     |").unwrap();
+    s.expect("|     42 |").unwrap();
     s.send(ControlCode::EndOfTransmission).unwrap();
     ends(&mut s);
 }
@@ -234,4 +243,168 @@ fn passwords_are_asked_without_echo() {
             && !saved.contains("Wrong-77"),
         "{saved}"
     );
+}
+
+/// The table view on a 100-column, 20-line terminal: a wide row is shown
+/// expanded (line breaks as ↵, the OLE photo summarised), `\\x off` elides
+/// columns and says so, NULL is distinct and configurable, dates and
+/// currency read as Access shows them, numbers right-aligned, long
+/// results go through the pager until `\\pset pager off`; an unfinished
+/// statement shows the continuation prompt and `exit` drops it.
+#[test]
+fn results_fit_the_terminal_and_read_as_in_access() {
+    let Some(db) = nwind() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = spawn_with(
+        &[db.as_os_str()],
+        &dir.path().join("h"),
+        &[
+            ("COLUMNS", "100"),
+            ("LINES", "20"),
+            ("PAGER", "sed s/^/PAGED:/"),
+        ],
+    );
+    s.expect("nwind> ").unwrap();
+    s.send("SELECT * FROM Employees WHERE EmployeeID = 1;\r")
+        .unwrap();
+    s.expect("-[ RECORD 1 ]").unwrap();
+    s.expect("Address         | 507 - 20th Ave. E.↵Apt. 2A")
+        .unwrap();
+    s.expect("Photo           | <OLE: Bitmap Image, 21,626 bytes>")
+        .unwrap();
+    s.expect("ReportsTo       | 2").unwrap();
+    s.expect("1 row").unwrap();
+    s.expect("nwind> ").unwrap();
+
+    s.send("\\x off\r").unwrap();
+    s.expect("Expanded display is off.").unwrap();
+    s.send("SELECT * FROM Orders WHERE OrderID = 10248;\r")
+        .unwrap();
+    s.expect("| … |").unwrap();
+    s.expect("columns not shown (\\x shows every column)")
+        .unwrap();
+    s.expect("nwind> ").unwrap();
+
+    // 10248: shipped to Reims, no region; freight 32.38 (mdb-export)
+    s.send("SELECT OrderDate, Freight, ShipRegion FROM Orders WHERE OrderID = 10248;\r")
+        .unwrap();
+    s.expect("| 1994-08-04 |   32.38 | NULL       |").unwrap();
+    s.expect("nwind> ").unwrap();
+    // typed ahead: the second line must not be lost while the first runs
+    s.send("\\null (none)\r").unwrap();
+    s.send("SELECT ShipRegion FROM Orders WHERE OrderID = 10248;\r")
+        .unwrap();
+    s.expect("| (none)     |").unwrap();
+    s.expect("nwind> ").unwrap();
+
+    // 31 rows are taller than 20 lines: through $PAGER, then not
+    s.send("SELECT OrderID FROM Orders WHERE OrderID < 10279 ORDER BY OrderID;\r")
+        .unwrap();
+    s.expect("PAGED:|   10248 |").unwrap();
+    s.expect("31 rows").unwrap();
+    s.expect("nwind> ").unwrap();
+    s.send("\\pset pager off\r").unwrap();
+    s.expect("Pager is off.").unwrap();
+    s.send("SELECT OrderID FROM Orders WHERE OrderID < 10279 ORDER BY OrderID;\r")
+        .unwrap();
+    let c = s.expect("31 rows").unwrap();
+    let shown = String::from_utf8_lossy(c.before()).into_owned();
+    assert!(
+        shown.contains("|   10278 |") && !shown.contains("PAGED:"),
+        "{shown}"
+    );
+    s.expect("nwind> ").unwrap();
+
+    s.send("SELECT 1 AS one\r").unwrap();
+    s.expect("nwind-> ").unwrap();
+    s.send("exit\r").unwrap();
+    s.expect("the unfinished statement was dropped").unwrap();
+    ends(&mut s);
+}
+
+/// Completion inserts the catalog's spelling (`FROM cust<Tab>` →
+/// `FROM Customers`), a misspelt table gets a suggestion, the prompt shows
+/// an open transaction, and sqlite3's `.tables` works. The sample holds
+/// 250 customers (mdb-export).
+#[test]
+fn completion_suggestions_and_the_transaction_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("sample.accdb");
+    std::fs::copy(
+        jet_tests::workspace_root().join("fixtures/sample.accdb"),
+        &copy,
+    )
+    .unwrap();
+    let write = std::ffi::OsStr::new("--write");
+    let mut s = spawn(&[copy.as_os_str(), write], &dir.path().join("h"));
+    s.expect("sample> ").unwrap();
+    s.send("SELECT count(*) AS n FROM cust\t;\r").unwrap();
+    s.expect("FROM Customers").unwrap();
+    s.expect("| 250 |").unwrap();
+    s.expect("sample> ").unwrap();
+    s.send("SELECT * FROM Custmers;\r").unwrap();
+    s.expect("no table or saved query is named custmers (did you mean Customers?)")
+        .unwrap();
+    s.expect("sample> ").unwrap();
+    s.send("BEGIN;\r").unwrap();
+    s.expect("sample*> ").unwrap();
+    s.send("DELETE FROM Customers WHERE CustomerID = -1;\r")
+        .unwrap();
+    s.expect("sample*> ").unwrap();
+    s.send("ROLLBACK;\r").unwrap();
+    s.expect("sample> ").unwrap();
+    s.send(".tables\r").unwrap();
+    s.expect("| sample   | Customers ").unwrap();
+    s.expect("sample> ").unwrap();
+    s.send("\\q\r").unwrap();
+    ends(&mut s);
+}
+
+/// A read-only shell does not keep writers out: while it stays open on a
+/// file, `jetsql --write` in another process inserts a row (before, the
+/// shell's lock made it fail as busy), and the shell's next query sees
+/// it. The counts come from mdb-export: 250 customers in the sample.
+#[test]
+fn a_read_only_shell_lets_writers_in_between_statements() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("shared.accdb");
+    std::fs::copy(
+        jet_tests::workspace_root().join("fixtures/sample.accdb"),
+        &db,
+    )
+    .unwrap();
+    let (prog, _) = jet_tests::require_mdb_export().expect("mdbtools");
+    let customers = |path: &Path| {
+        let out = jet_tests::run_mdb_export(&prog, &[], path, "Customers").unwrap();
+        csv::Reader::from_reader(&out.stdout[..]).records().count()
+    };
+    let before = customers(&db);
+    let mut s = spawn(&[db.as_os_str()], &dir.path().join("h"));
+    s.expect("shared> ").unwrap();
+    s.send("SELECT count(*) AS n FROM Customers;\r").unwrap();
+    s.expect(format!("| {before} |").as_str()).unwrap();
+    s.expect("shared> ").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_jetsql"))
+        .arg("--write")
+        .arg(&db)
+        .args([
+            "-c",
+            "INSERT INTO Customers (Company, City) VALUES ('Written meanwhile', 'Oslo')",
+        ])
+        .env_remove("JETSQL_SAMPLE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the writer was kept out: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(customers(&db), before + 1);
+    s.send("SELECT count(*) AS n FROM Customers;\r").unwrap();
+    s.expect(format!("| {} |", before + 1).as_str()).unwrap();
+    s.send("SELECT City FROM Customers WHERE Company = 'Written meanwhile';\r")
+        .unwrap();
+    s.expect("| Oslo ").unwrap();
+    s.send("\\q\r").unwrap();
+    ends(&mut s);
 }

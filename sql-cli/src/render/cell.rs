@@ -139,7 +139,8 @@ fn decimal_text(a: &dyn Array, row: usize, scale: i8) -> String {
 /// The text of one cell (`null` for a NULL). Values the helpers above do
 /// not cover use Arrow's display.
 pub fn cell_text(a: &dyn Array, row: usize, null: &str) -> String {
-    if a.is_null(row) {
+    // logical nulls: a NullArray (`SELECT NULL`) has no null buffer
+    if a.logical_nulls().is_some_and(|n| n.is_null(row)) {
         return null.to_string();
     }
     match a.data_type() {
@@ -185,6 +186,9 @@ mod tests {
         assert_eq!(cell_text(&a, 0, "NULL"), "");
         assert_eq!(cell_text(&a, 1, "NULL"), "NULL");
         assert_eq!(cell_text(&a, 1, "∅"), "∅");
+        // SELECT NULL: an array of type Null
+        let n = datafusion::arrow::array::NullArray::new(1);
+        assert_eq!(cell_text(&n, 0, "∅"), "∅");
     }
 
     #[test]

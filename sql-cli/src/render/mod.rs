@@ -60,7 +60,10 @@ pub fn terminal_size() -> (Option<usize>, Option<usize>) {
             .and_then(|s| s.parse::<usize>().ok())
             .filter(|&n| n > 0)
     };
-    let term = console::Term::stdout().size_checked();
+    // a terminal that reports 0 (a fresh pseudo-terminal) has no size
+    let term = console::Term::stdout()
+        .size_checked()
+        .filter(|&(rows, cols)| rows > 0 && cols > 0);
     (
         env("COLUMNS").or(term.map(|(_, c)| usize::from(c))),
         env("LINES").or(term.map(|(r, _)| usize::from(r))),
