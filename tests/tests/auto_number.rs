@@ -45,10 +45,10 @@ fn serial_columns(file: &std::path::Path) -> Option<BTreeSet<(String, String)>> 
         let l = line.trim();
         if let Some(rest) = l.strip_prefix("CREATE TABLE IF NOT EXISTS ") {
             table = quoted(rest.trim()).unwrap_or_default().to_lowercase();
-        } else if l.contains("SERIAL") {
-            if let Some(name) = quoted(l) {
-                set.insert((table.clone(), name.to_lowercase()));
-            }
+        } else if l.contains("SERIAL")
+            && let Some(name) = quoted(l)
+        {
+            set.insert((table.clone(), name.to_lowercase()));
         }
     }
     Some(set)

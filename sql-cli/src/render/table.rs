@@ -299,7 +299,11 @@ mod tests {
     #[test]
     fn natural_table_right_aligns_numbers_and_shows_null() {
         let b = batch();
-        let (t, o) = render(&b.schema(), &[b.clone()], &view(None, Expanded::Auto));
+        let (t, o) = render(
+            &b.schema(),
+            std::slice::from_ref(&b),
+            &view(None, Expanded::Auto),
+        );
         assert_eq!(
             t,
             "+------+-------------------+\n\
@@ -316,7 +320,11 @@ mod tests {
     fn narrow_screens_cut_cells_then_elide_columns() {
         let b = batch();
         // 1 + (4+3) + (17+3) = 28 natural; at 22 the note column narrows
-        let (t, o) = render(&b.schema(), &[b.clone()], &view(Some(22), Expanded::Off));
+        let (t, o) = render(
+            &b.schema(),
+            std::slice::from_ref(&b),
+            &view(Some(22), Expanded::Off),
+        );
         assert!(t.lines().all(|l| width(l) <= 22), "{t}");
         assert!(t.contains("| line one↵l… |"), "{t}");
         assert_eq!(o.cut, 1);
@@ -333,7 +341,7 @@ mod tests {
         let wide = RecordBatch::try_from_iter(cols).unwrap();
         let (t, o) = render(
             &wide.schema(),
-            &[wide.clone()],
+            std::slice::from_ref(&wide),
             &view(Some(60), Expanded::Off),
         );
         assert!(t.lines().all(|l| width(l) <= 60), "{t}");
@@ -345,15 +353,27 @@ mod tests {
     #[test]
     fn expanded_display_when_asked_or_too_wide() {
         let b = batch();
-        let (t, o) = render(&b.schema(), &[b.clone()], &view(None, Expanded::On));
+        let (t, o) = render(
+            &b.schema(),
+            std::slice::from_ref(&b),
+            &view(None, Expanded::On),
+        );
         assert!(o.expanded);
         assert!(t.starts_with("-[ RECORD 1 ]"), "{t}");
         assert!(t.contains("id   | 7\nnote | line one↵line two\n"), "{t}");
         assert!(t.contains("id   | NULL\n"), "{t}");
         // auto: expanded only when the table does not fit
-        let (_, o) = render(&b.schema(), &[b.clone()], &view(Some(80), Expanded::Auto));
+        let (_, o) = render(
+            &b.schema(),
+            std::slice::from_ref(&b),
+            &view(Some(80), Expanded::Auto),
+        );
         assert!(!o.expanded);
-        let (t, o) = render(&b.schema(), &[b.clone()], &view(Some(20), Expanded::Auto));
+        let (t, o) = render(
+            &b.schema(),
+            std::slice::from_ref(&b),
+            &view(Some(20), Expanded::Auto),
+        );
         assert!(o.expanded, "{t}");
     }
 
