@@ -71,12 +71,9 @@ fn normal(s: &str) -> String {
 /// `written` (as the parser prints it: `VARCHAR(20)`, `NUMERIC(10,2)`,
 /// `COUNTER`, …). Unknown types and bad arguments are errors naming the
 /// table and column.
-pub(crate) fn column_for_type(table: &str, column: &str, written: &str) -> Result<ColumnSpec> {
-    typed_column("CREATE TABLE", table, column, written)
-}
-
-/// [`column_for_type`] for statement `stmt` (`CREATE TABLE`, `ALTER
-/// TABLE`): its errors start with `stmt` and the table's name.
+///
+/// `stmt` (`CREATE TABLE`, `ALTER TABLE`) starts the errors, with the
+/// table's name.
 pub(crate) fn typed_column(
     stmt: &str,
     table: &str,
@@ -531,7 +528,7 @@ mod tests {
 
     #[test]
     fn sql_type_names_map_to_jet_types() {
-        let t = |w: &str| column_for_type("T", "c", w).map(|c| (c.jet_type, c.size));
+        let t = |w: &str| typed_column("CREATE TABLE", "T", "c", w).map(|c| (c.jet_type, c.size));
         assert_eq!(t("INTEGER").unwrap().0, JetType::Long);
         assert_eq!(t("int").unwrap().0, JetType::Long);
         assert_eq!(t("SMALLINT").unwrap().0, JetType::Integer);
@@ -543,12 +540,12 @@ mod tests {
         assert_eq!(t("TEXT").unwrap().0, JetType::Memo);
         assert_eq!(t("VARBINARY(16)").unwrap(), (JetType::Binary, 16));
         assert_eq!(t("MONEY").unwrap().0, JetType::Currency);
-        let n = column_for_type("T", "c", "NUMERIC(10,2)").unwrap();
+        let n = typed_column("CREATE TABLE", "T", "c", "NUMERIC(10,2)").unwrap();
         assert_eq!(
             (n.jet_type, n.precision, n.scale),
             (JetType::Numeric, 10, 2)
         );
-        let c = column_for_type("T", "c", "COUNTER").unwrap();
+        let c = typed_column("CREATE TABLE", "T", "c", "COUNTER").unwrap();
         assert!(c.auto_number && c.jet_type == JetType::Long);
         for bad in [
             "VARCHAR(300)",
@@ -557,7 +554,9 @@ mod tests {
             "INTEGER(4)",
             "TEXT(0)",
         ] {
-            let e = column_for_type("T", "c", bad).unwrap_err().to_string();
+            let e = typed_column("CREATE TABLE", "T", "c", bad)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("\"T\"") && e.contains("\"c\""), "{bad}: {e}");
         }
     }

@@ -12,7 +12,8 @@
 //!   ([`super::alter_constraint`])
 //!
 //! Type names are those of `CREATE TABLE` ([`crate::ddl`]); new names
-//! (columns, tables, constraints) are read as `CREATE TABLE` reads them.
+//! (columns, tables, constraints) keep the spelling they are typed with,
+//! as in `CREATE TABLE`.
 //! Everything the statement refers to is checked here first, and the
 //! writer checks again inside the transaction: a refused statement
 //! changes nothing (the file stays byte-identical). The session's catalog
@@ -91,7 +92,9 @@ impl JetSession {
         let [op] = at.operations.as_slice() else {
             return Err(r.why("one change per statement (write one ALTER TABLE for each)"));
         };
-        let normalize = self.normalizes();
+        // names typed in ALTER TABLE keep their spelling, as in CREATE
+        // TABLE (`access::names`): names match regardless of case anyway
+        let normalize = false;
         match op {
             AlterTableOperation::AddColumn {
                 if_not_exists,

@@ -108,7 +108,7 @@ impl JetSession {
             }
             other => {
                 return Err(r.why(format!(
-                    "constraint {other} is not supported (PRIMARY KEY, UNIQUE and FOREIGN KEY are)"
+                    "{other} is not supported (PRIMARY KEY, UNIQUE and FOREIGN KEY are)"
                 )));
             }
         };
@@ -234,6 +234,18 @@ pub(super) fn drop_constraint(
         )));
     };
     let exact = index.name.clone();
+    // the primary side of a relationship is a logical index sharing the
+    // real index of the key it references: that key stays while it does
+    let backs_relationship = index.kind != IndexKind::ForeignKey
+        && def.indexes.iter().any(|i| {
+            i.kind == IndexKind::ForeignKey && i.rel_primary && i.real_index == index.real_index
+        });
+    if backs_relationship {
+        return Err(refuse(format!(
+            "ALTER TABLE {real:?}: index {exact:?} is referenced by a relationship \
+             (drop the relationship first); nothing changed"
+        )));
+    }
     if index.kind == IndexKind::ForeignKey && !index.rel_primary {
         handle.write(|_| Ok(()), |tx, ()| tx.drop_relationship(&exact))?;
     } else {
