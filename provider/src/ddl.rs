@@ -10,7 +10,8 @@
 use datafusion::arrow::datatypes::{DataType as ArrowType, Field, Schema, TimeUnit};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::sql::sqlparser::ast::{
-    ColumnDef, ColumnOption, CreateTable, Ident, IndexColumn, ObjectName, TableConstraint,
+    ColumnDef, ColumnOption, ColumnOptionDef, CreateTable, Ident, IndexColumn, ObjectName,
+    TableConstraint,
 };
 use jet_storage::tdef::Direction;
 use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec};
@@ -70,11 +71,19 @@ fn normal(s: &str) -> String {
 /// `written` (as the parser prints it: `VARCHAR(20)`, `NUMERIC(10,2)`,
 /// `COUNTER`, …). Unknown types and bad arguments are errors naming the
 /// table and column.
-pub(crate) fn column_for_type(table: &str, column: &str, written: &str) -> Result<ColumnSpec> {
+///
+/// `stmt` (`CREATE TABLE`, `ALTER TABLE`) starts the errors, with the
+/// table's name.
+pub(crate) fn typed_column(
+    stmt: &str,
+    table: &str,
+    column: &str,
+    written: &str,
+) -> Result<ColumnSpec> {
     let (name, args) = split_type(written);
     let bad = |why: String| {
         refuse(format!(
-            "CREATE TABLE {table:?}: column {column:?}: type {written}: {why}"
+            "{stmt} {table:?}: column {column:?}: type {written}: {why}"
         ))
     };
     let nums: Vec<u32> = match &args {
@@ -186,7 +195,7 @@ pub(crate) fn column_for_type(table: &str, column: &str, written: &str) -> Resul
             }
         }
         _ => Err(refuse(format!(
-            "CREATE TABLE {table:?}: column {column:?}: unknown type {written} \
+            "{stmt} {table:?}: column {column:?}: unknown type {written} \
              (Jet types: INTEGER/LONG, SMALLINT, TINYINT/BYTE, BIGINT, REAL/SINGLE, DOUBLE/FLOAT, \
              DECIMAL(p,s), CURRENCY, BOOLEAN/YESNO, DATETIME, VARCHAR(n)/TEXT(n), MEMO, VARBINARY(n), \
              LONGBINARY/OLEOBJECT, GUID, COUNTER)"
@@ -194,10 +203,14 @@ pub(crate) fn column_for_type(table: &str, column: &str, written: &str) -> Resul
     }
 }
 
-fn key_columns(
+/// The key columns of a PRIMARY KEY / UNIQUE constraint of statement
+/// `stmt` on table `table`, each the spelling in `known` (the table's
+/// columns) of the name written, with its direction.
+pub(crate) fn key_columns(
+    stmt: &str,
     table: &str,
     cols: &[IndexColumn],
-    declared: &[ColumnSpec],
+    known: &[String],
     normalize: bool,
 ) -> Result<Vec<(String, Direction)>> {
     cols.iter()
@@ -206,22 +219,22 @@ fn key_columns(
                 datafusion::sql::sqlparser::ast::Expr::Identifier(i) => ident(i, normalize),
                 e => {
                     return Err(refuse(format!(
-                        "CREATE TABLE {table:?}: index key {e} is not a column name"
+                        "{stmt} {table:?}: index key {e} is not a column name"
                     )));
                 }
             };
-            let real = declared
+            let real = known
                 .iter()
-                .find(|d| d.name.eq_ignore_ascii_case(&name))
-                .map(|d| d.name.clone())
+                .find(|d| d.eq_ignore_ascii_case(&name))
+                .cloned()
                 .ok_or_else(|| {
                     refuse(format!(
-                        "CREATE TABLE {table:?}: key column {name:?} is not a column of the table"
+                        "{stmt} {table:?}: key column {name:?} is not a column of the table"
                     ))
                 })?;
             if c.column.options.nulls_first.is_some() {
                 return Err(refuse(format!(
-                    "CREATE TABLE {table:?}: key column {name:?}: NULLS FIRST/LAST cannot be declared (Access sorts NULL first)"
+                    "{stmt} {table:?}: key column {name:?}: NULLS FIRST/LAST cannot be declared (Access sorts NULL first)"
                 )));
             }
             let dir = if c.column.options.asc == Some(false) {
@@ -232,6 +245,59 @@ fn key_columns(
             Ok((real, dir))
         })
         .collect()
+}
+
+/// The writer spec of one column definition of statement `stmt`
+/// (`CREATE TABLE`, `ALTER TABLE … ADD COLUMN`) of table `table`: its
+/// type, NOT NULL, DEFAULT (stored as the column's Access `DefaultValue`)
+/// and AUTOINCREMENT; the PRIMARY KEY and UNIQUE options come back for
+/// the caller; any other option is refused by name.
+pub(crate) fn column_def_spec<'a>(
+    stmt: &str,
+    table: &str,
+    cd: &'a ColumnDef,
+    normalize: bool,
+) -> Result<(ColumnSpec, Vec<&'a ColumnOptionDef>)> {
+    let column = ident(&cd.name, normalize);
+    let mut spec = typed_column(stmt, table, &column, &cd.data_type.to_string())?;
+    let mut keys = Vec::new();
+    for o in &cd.options {
+        match &o.option {
+            ColumnOption::Null => {}
+            ColumnOption::NotNull => spec.not_null = true,
+            ColumnOption::Default(e) => {
+                let text = crate::defaults::access_default_text(e).ok_or_else(|| {
+                    refuse(format!(
+                        "{stmt} {table:?}: column {column:?}: DEFAULT {e} is not a value \
+                         the writer can store (numbers, strings, TRUE/FALSE, NULL, DATE/TIMESTAMP \
+                         literals, CURRENT_TIMESTAMP, CURRENT_DATE); nothing changed"
+                    ))
+                })?;
+                spec.default_value = Some(text);
+            }
+            ColumnOption::PrimaryKey(_) | ColumnOption::Unique(_) => keys.push(o),
+            ColumnOption::DialectSpecific(tokens)
+                if tokens.len() == 1
+                    && matches!(
+                        tokens[0].to_string().to_ascii_uppercase().as_str(),
+                        "AUTOINCREMENT" | "AUTO_INCREMENT"
+                    ) =>
+            {
+                if spec.jet_type != JetType::Long {
+                    return Err(refuse(format!(
+                        "{stmt} {table:?}: column {column:?}: AUTOINCREMENT needs a Long (INTEGER) column"
+                    )));
+                }
+                spec.auto_number = true;
+            }
+            other => {
+                return Err(refuse(format!(
+                    "{stmt} {table:?}: column {column:?}: {other} is not supported"
+                )));
+            }
+        }
+    }
+    Ok((spec, keys))
 }
 
 /// The writer spec of `CREATE TABLE name (columns, constraints)`:
@@ -247,28 +313,11 @@ pub(crate) fn table_spec(ct: &CreateTable, table: &str, normalize: bool) -> Resu
     let mut columns: Vec<ColumnSpec> = Vec::new();
     let mut indexes: Vec<IndexSpec> = Vec::new();
     let mut primary_seen = false;
-    for ColumnDef {
-        name,
-        data_type,
-        options,
-    } in &ct.columns
-    {
-        let column = ident(name, normalize);
-        let mut spec = column_for_type(&table, &column, &data_type.to_string())?;
-        for o in options {
+    for cd in &ct.columns {
+        let (spec, keys) = column_def_spec("CREATE TABLE", &table, cd, normalize)?;
+        let column = spec.name.clone();
+        for o in keys {
             match &o.option {
-                ColumnOption::Null => {}
-                ColumnOption::NotNull => spec.not_null = true,
-                ColumnOption::Default(e) => {
-                    let text = crate::defaults::access_default_text(e).ok_or_else(|| {
-                        refuse(format!(
-                            "CREATE TABLE {table:?}: column {column:?}: DEFAULT {e} is not a value \
-                             the writer can store (numbers, strings, TRUE/FALSE, NULL, DATE/TIMESTAMP \
-                             literals, CURRENT_TIMESTAMP, CURRENT_DATE); no table created"
-                        ))
-                    })?;
-                    spec.default_value = Some(text);
-                }
                 ColumnOption::PrimaryKey(_) => {
                     if primary_seen {
                         return Err(refuse(format!(
@@ -286,20 +335,6 @@ pub(crate) fn table_spec(ct: &CreateTable, table: &str, normalize: bool) -> Resu
                         .map(|n| ident(n, normalize))
                         .unwrap_or_else(|| column.clone());
                     indexes.push(IndexSpec::new(&iname, &[column.as_str()]).unique());
-                }
-                ColumnOption::DialectSpecific(tokens)
-                    if tokens.len() == 1
-                        && matches!(
-                            tokens[0].to_string().to_ascii_uppercase().as_str(),
-                            "AUTOINCREMENT" | "AUTO_INCREMENT"
-                        ) =>
-                {
-                    if spec.jet_type != JetType::Long {
-                        return Err(refuse(format!(
-                            "CREATE TABLE {table:?}: column {column:?}: AUTOINCREMENT needs a Long (INTEGER) column"
-                        )));
-                    }
-                    spec.auto_number = true;
                 }
                 other => {
                     return Err(refuse(format!(
@@ -326,12 +361,24 @@ pub(crate) fn table_spec(ct: &CreateTable, table: &str, normalize: bool) -> Resu
                     .map(|n| ident(n, normalize))
                     .unwrap_or_else(|| "PrimaryKey".to_string());
                 indexes.push(IndexSpec {
-                    columns: key_columns(&table, &pk.columns, &columns, normalize)?,
+                    columns: key_columns(
+                        "CREATE TABLE",
+                        &table,
+                        &pk.columns,
+                        &names(&columns),
+                        normalize,
+                    )?,
                     ..IndexSpec::primary(&name, &[])
                 });
             }
             TableConstraint::Unique(u) => {
-                let cols = key_columns(&table, &u.columns, &columns, normalize)?;
+                let cols = key_columns(
+                    "CREATE TABLE",
+                    &table,
+                    &u.columns,
+                    &names(&columns),
+                    normalize,
+                )?;
                 let name = u
                     .name
                     .as_ref()
@@ -360,6 +407,10 @@ pub(crate) fn table_spec(ct: &CreateTable, table: &str, normalize: bool) -> Resu
         columns,
         indexes,
     })
+}
+
+fn names(columns: &[ColumnSpec]) -> Vec<String> {
+    columns.iter().map(|c| c.name.clone()).collect()
 }
 
 /// The Jet column for a query output field of `CREATE TABLE … AS SELECT`.
@@ -477,7 +528,7 @@ mod tests {
 
     #[test]
     fn sql_type_names_map_to_jet_types() {
-        let t = |w: &str| column_for_type("T", "c", w).map(|c| (c.jet_type, c.size));
+        let t = |w: &str| typed_column("CREATE TABLE", "T", "c", w).map(|c| (c.jet_type, c.size));
         assert_eq!(t("INTEGER").unwrap().0, JetType::Long);
         assert_eq!(t("int").unwrap().0, JetType::Long);
         assert_eq!(t("SMALLINT").unwrap().0, JetType::Integer);
@@ -489,12 +540,12 @@ mod tests {
         assert_eq!(t("TEXT").unwrap().0, JetType::Memo);
         assert_eq!(t("VARBINARY(16)").unwrap(), (JetType::Binary, 16));
         assert_eq!(t("MONEY").unwrap().0, JetType::Currency);
-        let n = column_for_type("T", "c", "NUMERIC(10,2)").unwrap();
+        let n = typed_column("CREATE TABLE", "T", "c", "NUMERIC(10,2)").unwrap();
         assert_eq!(
             (n.jet_type, n.precision, n.scale),
             (JetType::Numeric, 10, 2)
         );
-        let c = column_for_type("T", "c", "COUNTER").unwrap();
+        let c = typed_column("CREATE TABLE", "T", "c", "COUNTER").unwrap();
         assert!(c.auto_number && c.jet_type == JetType::Long);
         for bad in [
             "VARCHAR(300)",
@@ -503,7 +554,9 @@ mod tests {
             "INTEGER(4)",
             "TEXT(0)",
         ] {
-            let e = column_for_type("T", "c", bad).unwrap_err().to_string();
+            let e = typed_column("CREATE TABLE", "T", "c", bad)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("\"T\"") && e.contains("\"c\""), "{bad}: {e}");
         }
     }

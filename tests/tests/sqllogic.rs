@@ -14,7 +14,9 @@
 //! The files in `tests/slt/dml/` change databases: each runs through
 //! `JetSession` on fresh copies of the generated fixtures, and after every
 //! statement the database passes the reader's and indexes' consistency
-//! checks (`jet_tests::consistency`).
+//! checks (`jet_tests::consistency`). There the statement `\dialect
+//! access` (or `\dialect datafusion`, as in jetsql) chooses the SQL
+//! dialect of the statements that follow; a file starts in DataFusion's.
 
 use datafusion::prelude::{SessionConfig, SessionContext};
 use jet_provider::{JetOptions, JetSession, register_jet, register_jet_tables};
@@ -160,6 +162,11 @@ impl sqllogictest::AsyncDB for JetDml {
     type ColumnType = DefaultColumnType;
 
     async fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SltError> {
+        if let Some(d) = sql.trim().strip_prefix("\\dialect ") {
+            let d: jet_provider::SqlDialect = d.trim().parse().map_err(SltError)?;
+            self.session.set_dialect(d);
+            return Ok(DBOutput::StatementComplete(0));
+        }
         self.statements += 1;
         let out = async {
             let df = self.session.sql_frame(sql).await?;

@@ -13,9 +13,14 @@
 //!   comparisons.
 //! - `Orders!OrderID` is `Orders.OrderID`.
 //! - A backslash in a string is an ordinary character.
+//! - `ALTER TABLE t ALTER [COLUMN] c LONG` (a type without `TYPE`) is
+//!   `ALTER TABLE t ALTER COLUMN c TYPE LONG`.
 
 use super::datelit::{AccessDateTime, parse_date_literal};
-use datafusion::sql::sqlparser::ast::{BinaryOperator, Expr, Ident};
+use datafusion::sql::sqlparser::ast::helpers::attached_token::AttachedToken;
+use datafusion::sql::sqlparser::ast::{
+    AlterColumnOperation, AlterTable, AlterTableOperation, BinaryOperator, Expr, Ident, Statement,
+};
 use datafusion::sql::sqlparser::dialect::{Dialect, Precedence};
 use datafusion::sql::sqlparser::keywords::Keyword;
 use datafusion::sql::sqlparser::parser::{Parser, ParserError};
@@ -71,6 +76,10 @@ impl Dialect for AccessDialect {
 
     fn supports_select_wildcard_exclude(&self) -> bool {
         true
+    }
+
+    fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
+        alter_column_type(parser)
     }
 
     fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
@@ -132,6 +141,74 @@ fn bang_qualifier(parser: &mut Parser, left: &Expr) -> Result<Expr, ParserError>
     Ok(Expr::CompoundIdentifier(parts))
 }
 
+/// Access's `ALTER TABLE t ALTER [COLUMN] c <type>` (the type without
+/// the `TYPE` keyword sqlparser requires), parsed as `ALTER COLUMN c TYPE
+/// <type>`; `None` (nothing consumed) for any other statement.
+fn alter_column_type(parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
+    let word = |n: usize| match &parser.peek_nth_token_ref(n).token {
+        Token::Word(w) => Some((w.keyword, w.quote_style.is_none())),
+        _ => None,
+    };
+    let kw = |n: usize, k: Keyword| word(n) == Some((k, true));
+    if !(kw(0, Keyword::ALTER) && kw(1, Keyword::TABLE)) {
+        return None;
+    }
+    // the table name: words joined by periods
+    let mut n = 2;
+    loop {
+        word(n)?;
+        n += 1;
+        if parser.peek_nth_token_ref(n).token != Token::Period {
+            break;
+        }
+        n += 1;
+    }
+    if !kw(n, Keyword::ALTER) {
+        return None;
+    }
+    n += 1;
+    if kw(n, Keyword::COLUMN) {
+        n += 1;
+    }
+    word(n)?;
+    match word(n + 1) {
+        Some((k, true))
+            if !matches!(
+                k,
+                Keyword::SET | Keyword::DROP | Keyword::TYPE | Keyword::ADD
+            ) => {}
+        _ => return None,
+    }
+    Some(alter_column_type_statement(parser))
+}
+
+fn alter_column_type_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
+    parser.expect_keyword_is(Keyword::ALTER)?;
+    parser.expect_keyword_is(Keyword::TABLE)?;
+    let name = parser.parse_object_name(false)?;
+    parser.expect_keyword_is(Keyword::ALTER)?;
+    let _ = parser.parse_keyword(Keyword::COLUMN);
+    let column_name = parser.parse_identifier()?;
+    let data_type = parser.parse_data_type()?;
+    Ok(Statement::AlterTable(AlterTable {
+        name,
+        if_exists: false,
+        only: false,
+        operations: vec![AlterTableOperation::AlterColumn {
+            column_name,
+            op: AlterColumnOperation::SetDataType {
+                data_type,
+                using: None,
+                had_set: false,
+            },
+        }],
+        location: None,
+        on_cluster: None,
+        table_type: None,
+        end_token: AttachedToken::empty(),
+    }))
+}
+
 /// `#…#`: reads the raw text up to the closing `#` and parses it as an
 /// Access date/time literal.
 fn date_literal(parser: &mut Parser) -> Result<Expr, ParserError> {
@@ -184,4 +261,40 @@ pub(crate) fn timestamp_expr(v: &AccessDateTime) -> Expr {
             super::ast::string("Timestamp(Microsecond, None)"),
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(sql: &str) -> String {
+        Parser::parse_sql(&AccessDialect, sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .remove(0)
+            .to_string()
+    }
+
+    #[test]
+    fn alter_column_takes_a_type_without_the_type_keyword() {
+        assert_eq!(
+            parse("ALTER TABLE [My Table] ALTER COLUMN [c] TEXT(50)"),
+            "ALTER TABLE [My Table] ALTER COLUMN [c] TYPE TEXT(50)"
+        );
+        assert_eq!(
+            parse("alter table db.t alter c long"),
+            "ALTER TABLE db.t ALTER COLUMN c TYPE long"
+        );
+        // the other ALTER COLUMN forms and other statements as before
+        for sql in [
+            "ALTER TABLE t ALTER COLUMN c TYPE DOUBLE",
+            "ALTER TABLE t ALTER COLUMN c SET NOT NULL",
+            "ALTER TABLE t ALTER COLUMN c DROP DEFAULT",
+            "ALTER TABLE t ADD COLUMN c LONG",
+            "ALTER TABLE t DROP COLUMN c",
+        ] {
+            assert_eq!(parse(sql), sql);
+        }
+        assert!(Parser::parse_sql(&AccessDialect, "ALTER TABLE t ALTER COLUMN c").is_err());
+        assert!(Parser::parse_sql(&AccessDialect, "ALTER TABLE t ALTER COLUMN c LONG x").is_err());
+    }
 }

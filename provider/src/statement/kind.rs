@@ -6,8 +6,8 @@ use super::refuse;
 use datafusion::error::Result;
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{
-    CreateIndex, CreateTable, Expr as SqlExpr, ObjectName, ObjectType, Statement as SqlStatement,
-    visit_expressions,
+    AlterTable, CreateIndex, CreateTable, Expr as SqlExpr, ObjectName, ObjectType,
+    Statement as SqlStatement, visit_expressions,
 };
 use std::ops::ControlFlow;
 
@@ -36,6 +36,8 @@ pub(super) enum Kind {
     CreateIndex(Box<CreateIndex>),
     /// `DROP INDEX names [ON table]` (with IF EXISTS).
     DropIndex(Vec<ObjectName>, Option<ObjectName>, bool),
+    /// `ALTER TABLE name operation`.
+    AlterTable(Box<AlterTable>),
     /// `INSERT` (possibly under EXPLAIN).
     Insert,
     /// `EXECUTE name [value, …]`: a saved query when one has the name
@@ -56,6 +58,7 @@ impl Kind {
                 | Kind::CreateTable(_)
                 | Kind::CreateIndex(_)
                 | Kind::DropIndex(..)
+                | Kind::AlterTable(_)
         )
     }
 }
@@ -75,7 +78,7 @@ fn explained(k: Kind) -> Result<Kind> {
     match k {
         Kind::Dml(_) | Kind::Insert | Kind::Other => Ok(k),
         _ => Err(refuse(
-            "EXPLAIN of BEGIN/COMMIT/ROLLBACK, CREATE TABLE, CREATE/DROP INDEX, DROP TABLE or EXECUTE is not supported; nothing changed",
+            "EXPLAIN of BEGIN/COMMIT/ROLLBACK, CREATE TABLE, ALTER TABLE, CREATE/DROP INDEX, DROP TABLE or EXECUTE is not supported; nothing changed",
         )),
     }
 }
@@ -137,6 +140,7 @@ fn classify_sql(s: &SqlStatement) -> Result<Kind> {
             table,
             ..
         } => Kind::DropIndex(names.clone(), table.clone(), *if_exists),
+        SqlStatement::AlterTable(at) => Kind::AlterTable(Box::new(at.clone())),
         SqlStatement::Insert(_) => Kind::Insert,
         SqlStatement::Execute {
             name: Some(name),

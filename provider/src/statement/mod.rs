@@ -10,6 +10,8 @@
 //! refuse to run unless a [`DmlGuard`] installed by this entry point says
 //! what the statement looked like.
 
+mod alter;
+mod alter_constraint;
 mod execute;
 mod index_ddl;
 mod kind;
@@ -521,6 +523,7 @@ impl JetSession {
                     None => self.run(s, dialect).await,
                 }
             }
+            Kind::AlterTable(at) => self.alter_table(&at),
             Kind::Dml(has_where) => {
                 self.guard.set(Some(has_where));
                 let out = self.run(s, dialect).await;
