@@ -417,8 +417,7 @@ fn export(file: &Path, table: &str) -> String {
 #[test]
 fn crashed_column_changes_recover_to_old_or_new() {
     use jet_storage::journal::JournaledFile;
-    use jet_storage::journal::recover_storage;
-    use jet_storage::journal::sim::{SimRng, SimStorage};
+    use jet_storage::journal::sim::SimStorage;
     for v in [JetVersion::Jet4, JetVersion::Ace12] {
         let old = setup(v).into_target().bytes;
         let run = |crash_at: Option<u64>| {
@@ -440,28 +439,7 @@ fn crashed_column_changes_recover_to_old_or_new() {
         let db = Database::from_bytes(new.clone()).unwrap();
         assert_eq!(columns(&db, "T"), ["id", "name", "qty", "flag", "Label"]);
         consistency(&db, "crash-free");
-        let mut rng = SimRng::new(7);
-        let (mut saw_old, mut saw_new) = (0, 0);
-        for k in 0..steps {
-            let (ok, f) = run(Some(k));
-            assert!(
-                !ok || !f.storage().crashed(),
-                "step {k}: crashed commit returned Ok"
-            );
-            for _ in 0..3 {
-                let mut s = SimStorage::from_disk(&f.storage().crash_disk(&mut rng));
-                recover_storage(&mut s).unwrap_or_else(|e| panic!("step {k}: recovery: {e}"));
-                let out = s.live_disk().db;
-                if out == old {
-                    saw_old += 1;
-                } else if out == new {
-                    saw_new += 1;
-                } else {
-                    panic!("{v:?} step {k}: recovered to neither the old nor the new image");
-                }
-            }
-        }
-        assert!(saw_old > 0 && saw_new > 0, "old {saw_old}, new {saw_new}");
+        crash_every_step(run, steps, &old, &new, 7, &format!("{v:?}"));
     }
 }
 

@@ -315,8 +315,7 @@ fn export(file: &std::path::Path, table: &str) -> String {
 #[test]
 fn crashed_widening_recovers_to_old_or_new() {
     use jet_storage::journal::JournaledFile;
-    use jet_storage::journal::recover_storage;
-    use jet_storage::journal::sim::{SimRng, SimStorage};
+    use jet_storage::journal::sim::SimStorage;
     let old = setup(JetVersion::Ace12).into_target().bytes;
     let run = |crash_at: Option<u64>| {
         let mut s = SimStorage::new("t.accdb", old.clone());
@@ -333,25 +332,7 @@ fn crashed_widening_recovers_to_old_or_new() {
     let db = Database::from_bytes(new.clone()).unwrap();
     assert_eq!(oracle::rows(&db, "A"), expected());
     consistency(&db, "crash-free");
-    let mut rng = SimRng::new(11);
-    let (mut saw_old, mut saw_new) = (0, 0);
-    for k in 0..steps {
-        let (ok, f) = run(Some(k));
-        assert!(!ok || !f.storage().crashed(), "step {k}");
-        for _ in 0..3 {
-            let mut s = SimStorage::from_disk(&f.storage().crash_disk(&mut rng));
-            recover_storage(&mut s).unwrap_or_else(|e| panic!("step {k}: recovery: {e}"));
-            let out = s.live_disk().db;
-            if out == old {
-                saw_old += 1;
-            } else if out == new {
-                saw_new += 1;
-            } else {
-                panic!("step {k}: recovered to neither the old nor the new image");
-            }
-        }
-    }
-    assert!(saw_old > 0 && saw_new > 0, "old {saw_old}, new {saw_new}");
+    crash_every_step(run, steps, &old, &new, 11, "widen");
 }
 
 /// Corpus copies: every Byte, Integer, Single and Text column of every user

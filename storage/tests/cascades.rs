@@ -282,8 +282,7 @@ fn cascade_cycles_are_refused() {
 #[test]
 fn crashed_cascade_recovers_to_old_or_new() {
     use jet_storage::journal::JournaledFile;
-    use jet_storage::journal::recover_storage;
-    use jet_storage::journal::sim::{SimRng, SimStorage};
+    use jet_storage::journal::sim::SimStorage;
     let mut setup_w = setup(JetVersion::Ace12);
     let bm = parent_bm(&mut setup_w, 7);
     let old = setup_w.into_target().bytes;
@@ -302,25 +301,7 @@ fn crashed_cascade_recovers_to_old_or_new() {
     let db = Database::from_bytes(new.clone()).unwrap();
     assert_eq!(rows(&db, "Grand").len(), 270);
     consistency(&db, "crash-free");
-    let mut rng = SimRng::new(3);
-    let (mut saw_old, mut saw_new) = (0, 0);
-    for k in 0..steps {
-        let (ok, f) = run(Some(k));
-        assert!(!ok || !f.storage().crashed(), "step {k}");
-        for _ in 0..3 {
-            let mut s = SimStorage::from_disk(&f.storage().crash_disk(&mut rng));
-            recover_storage(&mut s).unwrap_or_else(|e| panic!("step {k}: recovery: {e}"));
-            let out = s.live_disk().db;
-            if out == old {
-                saw_old += 1;
-            } else if out == new {
-                saw_new += 1;
-            } else {
-                panic!("step {k}: recovered to neither the old nor the new image");
-            }
-        }
-    }
-    assert!(saw_old > 0 && saw_new > 0, "old {saw_old}, new {saw_new}");
+    crash_every_step(run, steps, &old, &new, 3, "cascade");
 }
 
 #[test]

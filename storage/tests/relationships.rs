@@ -381,8 +381,7 @@ fn mdb_schema_lists(bytes: &[u8], name: &str, present: bool) {
 #[test]
 fn crashed_relationship_creation_recovers_to_old_or_new() {
     use jet_storage::journal::JournaledFile;
-    use jet_storage::journal::recover_storage;
-    use jet_storage::journal::sim::{SimRng, SimStorage};
+    use jet_storage::journal::sim::SimStorage;
     for v in [JetVersion::Jet4, JetVersion::Ace12] {
         let old = setup(v).into_target().bytes;
         let run = |crash_at: Option<u64>| {
@@ -398,25 +397,7 @@ fn crashed_relationship_creation_recovers_to_old_or_new() {
         let steps = done.storage().steps();
         let new = done.storage().live_disk().db;
         consistency(&Database::from_bytes(new.clone()).unwrap(), "crash-free");
-        let mut rng = SimRng::new(5);
-        let (mut saw_old, mut saw_new) = (0, 0);
-        for k in 0..steps {
-            let (ok, f) = run(Some(k));
-            assert!(!ok || !f.storage().crashed(), "step {k}");
-            for _ in 0..3 {
-                let mut s = SimStorage::from_disk(&f.storage().crash_disk(&mut rng));
-                recover_storage(&mut s).unwrap_or_else(|e| panic!("step {k}: recovery: {e}"));
-                let out = s.live_disk().db;
-                if out == old {
-                    saw_old += 1;
-                } else if out == new {
-                    saw_new += 1;
-                } else {
-                    panic!("{v:?} step {k}: recovered to neither the old nor the new image");
-                }
-            }
-        }
-        assert!(saw_old > 0 && saw_new > 0, "old {saw_old}, new {saw_new}");
+        crash_every_step(run, steps, &old, &new, 5, &format!("{v:?}"));
     }
 }
 

@@ -134,3 +134,51 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Crashes a journaled commit after each of its `steps` steps: `run(Some(k))`
+/// runs it on simulated storage that crashes after step `k` and returns
+/// whether the commit reported success and the file. A crashed commit
+/// must not report `Ok`; three simulated disk states of each crash
+/// (seeded by `seed`) are recovered, and each must be exactly `old` or
+/// `new`. Both outcomes must occur. Panics naming `ctx` and the step.
+pub fn crash_every_step(
+    run: impl Fn(
+        Option<u64>,
+    ) -> (
+        bool,
+        jet_storage::journal::JournaledFile<jet_storage::journal::sim::SimStorage>,
+    ),
+    steps: u64,
+    old: &[u8],
+    new: &[u8],
+    seed: u64,
+    ctx: &str,
+) {
+    use jet_storage::journal::recover_storage;
+    use jet_storage::journal::sim::{SimRng, SimStorage};
+    let mut rng = SimRng::new(seed);
+    let (mut saw_old, mut saw_new) = (0, 0);
+    for k in 0..steps {
+        let (ok, f) = run(Some(k));
+        assert!(
+            !ok || !f.storage().crashed(),
+            "{ctx} step {k}: crashed commit returned Ok"
+        );
+        for _ in 0..3 {
+            let mut s = SimStorage::from_disk(&f.storage().crash_disk(&mut rng));
+            recover_storage(&mut s).unwrap_or_else(|e| panic!("{ctx} step {k}: recovery: {e}"));
+            let out = s.live_disk().db;
+            if out == old {
+                saw_old += 1;
+            } else if out == new {
+                saw_new += 1;
+            } else {
+                panic!("{ctx} step {k}: recovered to neither the old nor the new image");
+            }
+        }
+    }
+    assert!(
+        saw_old > 0 && saw_new > 0,
+        "{ctx}: old {saw_old}, new {saw_new}"
+    );
+}
