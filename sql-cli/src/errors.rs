@@ -111,8 +111,9 @@ fn suggest_column(msg: &str, columns: &[String]) -> Option<String> {
 /// The Access dialect's unknown name (a parameter without a value) with a
 /// suggestion from `columns`.
 fn suggest_parameter(msg: &str, columns: &[String]) -> Option<String> {
-    let at = msg.find("no table or column is named \"")?;
-    let name = msg[at + 29..].split('"').next()?;
+    const NEEDLE: &str = "no table or column is named \"";
+    let at = msg.find(NEEDLE)?;
+    let name = msg[at + NEEDLE.len()..].split('"').next()?;
     let hint = closest(name, columns)?;
     Some(format!("{msg} (did you mean {hint}?)"))
 }
