@@ -19,12 +19,17 @@ pub enum Cmd {
         #[arg(long)]
         system: bool,
     },
-    /// Show a table's columns and indexes.
+    /// Show a table as `\\d TABLE` does in the shell (columns, NOT NULL,
+    /// defaults, indexes, keys, Design View properties), or a saved query.
     Describe {
         /// Database file.
         file: PathBuf,
-        /// Table name.
+        /// Table or saved query name (case-insensitive).
         table: String,
+        /// Instead: the table definition as stored (TDEF page, column
+        /// numbers and offsets, flags, real indexes), for format work.
+        #[arg(long)]
+        layout: bool,
     },
     /// Decode every column of a table to Arrow and print the row count (a
     /// full-scan benchmark without output cost).
@@ -133,7 +138,7 @@ pub fn run(cmd: Cmd, req: &OpenRequest) -> Result<(), Box<dyn std::error::Error>
                 }
             }
         }
-        Cmd::Describe { file, table } => {
+        Cmd::Describe { file, table, .. } => {
             let db = crate::session::open_database(&file, req)?;
             let t = db.table(&table)?;
             writeln!(

@@ -324,6 +324,20 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             out_line(format_args!("{line}"))?;
             return Ok(());
         }
+        Some(Command::Storage(legacy::Cmd::Describe {
+            file,
+            table,
+            layout: false,
+        })) => {
+            // the shell's `\d NAME`, so batch and shell say the same
+            let session = session::new_session(jet_provider::frontdoor::default_memory_limit())
+                .map_err(|e| e.to_string())?;
+            let dbs = session::register_files(&session, &[file], &req, false)?;
+            let mut shell = shell::Shell::new(session, dbs, Format::Table, false, cli.max_rows)
+                .map_err(|e| format!("cannot start the runtime: {e}"))?;
+            shell.run_text(&format!("\\d \"{}\"", table.replace('"', "")))?;
+            return Ok(());
+        }
         Some(Command::Storage(cmd)) => return legacy::run(cmd, &req).map_err(|e| e.to_string()),
         Some(Command::Recover {
             file,

@@ -23,9 +23,12 @@ use std::sync::Arc;
 /// text functions that build their whole result check it against the
 /// limit first.
 pub fn new_session(memory_limit: u64) -> Result<JetSession> {
-    let config = SessionConfig::new()
+    let mut config = SessionConfig::new()
         .with_information_schema(true)
         .with_default_catalog_and_schema("datafusion", "public");
+    // Access text holds CR/LF: CSV written by COPY and export quotes such
+    // values, and reading them back must keep them whole
+    config.options_mut().catalog.newlines_in_values = true;
     let runtime = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
         .with_memory_limit(usize::try_from(memory_limit).unwrap_or(usize::MAX), 1.0)
         .build_arc()?;

@@ -96,6 +96,23 @@ fn multi_line_describe_history_and_ctrl_c() {
         "cancel took {:?}",
         start.elapsed()
     );
+    // Meta-commands typed inside an unfinished statement run at once
+    // (psql's rule): \p prints it, \g runs it, \r drops it.
+    s.send("SELECT count(*) AS n\r").unwrap();
+    s.expect("nwind-> ").unwrap();
+    s.send("FROM Shippers\r").unwrap();
+    s.expect("nwind-> ").unwrap();
+    s.send("\\p\r").unwrap();
+    s.expect("SELECT count(*) AS n\r\nFROM Shippers").unwrap();
+    s.send("\\g\r").unwrap();
+    s.expect("| 3 |").unwrap();
+    s.expect("nwind> ").unwrap();
+    s.send("SELECT junk\r").unwrap();
+    s.expect("nwind-> ").unwrap();
+    s.send("\\r\r").unwrap();
+    s.expect("unfinished statement was dropped").unwrap();
+    s.expect("nwind> ").unwrap();
+
     // The session is still usable.
     s.send("SELECT 40 + 2 AS answer;\r").unwrap();
     s.expect("|     42 |").unwrap();

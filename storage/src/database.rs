@@ -220,6 +220,7 @@ pub struct Table {
     name: String,
     def: Arc<TableDef>,
     schema: SchemaRef,
+    props: Arc<PropertyMaps>,
 }
 
 impl Database {
@@ -525,6 +526,7 @@ impl Table {
             name: name.to_string(),
             def: Arc::new(def),
             schema: Arc::new(Schema::new(fields)),
+            props: Arc::new(props),
         })
     }
 
@@ -536,6 +538,22 @@ impl Table {
     /// The parsed table definition.
     pub fn def(&self) -> &TableDef {
         &self.def
+    }
+
+    /// The Design View properties of the table (map `""`) and of each
+    /// column (map named after it), as stored in MSysObjects; empty when the
+    /// table has none.
+    pub fn properties(&self) -> &PropertyMaps {
+        &self.props
+    }
+
+    /// Property `prop` of map `map` (`""` for the table itself) as text, as
+    /// Access shows it in Design View; `None` when it is absent or binary.
+    pub fn property_text(&self, map: &str, prop: &str) -> Option<String> {
+        let unicode = !self.source.version.is_jet3();
+        self.props
+            .get(map, prop)?
+            .text(unicode, self.source.encoding)
     }
 
     /// The Arrow schema of all columns, with Jet metadata on each field.

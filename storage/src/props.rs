@@ -13,6 +13,14 @@ const OBJECT_MAP: u16 = 0x00;
 const COLUMN_MAP: u16 = 0x01;
 /// Jet type byte of Yes/No property values (one byte, 0 or 1).
 pub const PROP_BOOLEAN: u8 = 0x01;
+/// Jet type byte of Byte property values (one unsigned byte).
+pub const PROP_BYTE: u8 = 0x02;
+/// Jet type byte of Integer property values (i16, little-endian).
+pub const PROP_INTEGER: u8 = 0x03;
+/// Jet type byte of Long property values (i32, little-endian).
+pub const PROP_LONG: u8 = 0x04;
+/// Jet type byte of Text property values (as Memo).
+pub const PROP_TEXT: u8 = 0x0A;
 /// Jet type byte of Memo property values (UCS-2 text, as Access stores a
 /// column's `DefaultValue`).
 pub const PROP_MEMO: u8 = 0x0C;
@@ -177,6 +185,37 @@ impl PropertyMaps {
 }
 
 impl Property {
+    /// The value as text, as Access shows it in Design View: Text and Memo
+    /// values decoded (UCS-2 in Jet4+, the code page in Jet3), Yes/No as
+    /// `Yes`/`No`, whole numbers in decimal. `None` for empty values and
+    /// for types without a text form (GUIDs, binary) or with truncated bytes.
+    pub fn text(&self, unicode: bool, encoding: &'static Encoding) -> Option<String> {
+        let v = &self.value;
+        let s = match self.type_byte {
+            PROP_BOOLEAN => {
+                if *v.first()? != 0 {
+                    "Yes".to_string()
+                } else {
+                    "No".to_string()
+                }
+            }
+            PROP_BYTE => v.first()?.to_string(),
+            PROP_INTEGER => i16::from_le_bytes(v.get(..2)?.try_into().ok()?).to_string(),
+            PROP_LONG => i32::from_le_bytes(v.get(..4)?.try_into().ok()?).to_string(),
+            PROP_TEXT | PROP_MEMO => {
+                let mut s = String::new();
+                if unicode {
+                    text::decode_ucs2(v, &mut s);
+                } else {
+                    text::decode_codepage(v, encoding, &mut s);
+                }
+                s
+            }
+            _ => return None,
+        };
+        (!s.is_empty()).then_some(s)
+    }
+
     /// A DDL Yes/No property (stored as one byte, 1 for Yes).
     pub fn boolean(name: &str, value: bool) -> Property {
         Property {

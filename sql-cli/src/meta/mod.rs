@@ -2,6 +2,7 @@
 //! (tables: [`tables`]) and `\dv` (saved queries: [`queries`]).
 
 mod indexes;
+mod properties;
 mod queries;
 mod tables;
 
@@ -19,8 +20,9 @@ use std::sync::Arc;
 pub const HELP: &str = "\
 SQL statements end with ';' and may span lines. Meta-commands:
   \\d               list the tables of every open database
-  \\d NAME          columns (Jet and Arrow types), indexes and keys of a table
-                   (NAME or db.NAME; quotes optional)
+  \\d NAME          columns (Jet and Arrow types, NOT NULL, defaults),
+                   indexes, keys, descriptions, validation rules and
+                   lookups of a table (NAME or db.NAME; quotes optional)
   \\dv [NAME]       saved queries (\\dv+ also the hidden ones), or one query
   \\di [TABLE]      indexes of every table, or of one
   \\dr              relationships (foreign keys and their actions)
@@ -34,6 +36,8 @@ SQL statements end with ';' and may span lines. Meta-commands:
   \\set VERBOSITY verbose|default  errors with every cause, or the innermost
   \\dialect [D]     SQL dialect: access (the default) or datafusion
   \\param N VALUE   bind parameter [N] of Access SQL (\\param lists, \\param clear)
+  \\g  \\p  \\r       run, print or drop the unfinished statement (other
+                   meta-commands typed inside one run at once; it waits)
   \\q               quit (also Ctrl-D, exit, quit)
   \\?               this help
 Ctrl-C cancels a running query and keeps the session.

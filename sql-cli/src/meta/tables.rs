@@ -235,14 +235,39 @@ pub fn describe(shell: &Shell, name: &str) -> Result<String, String> {
                 c.name.clone(),
                 jet_type(c, version),
                 f.data_type().to_string(),
+                // Yes/No lives in the null mask: it is never NULL
+                if c.required || c.jet_type == JetType::Boolean {
+                    "NOT NULL"
+                } else {
+                    ""
+                }
+                .to_string(),
+                c.default_value.clone().unwrap_or_default(),
                 extra.join(", "),
             ]
         })
         .collect();
     out.push_str(&table(
-        &["column", "jet type", "arrow type", "flags"],
+        &[
+            "column",
+            "jet type",
+            "arrow type",
+            "null",
+            "default",
+            "flags",
+        ],
         &rows,
     )?);
+    let table_props = super::properties::table_rows(&t);
+    if !table_props.is_empty() {
+        out.push_str("Table properties:\n");
+        out.push_str(&table(&["property", "value"], &table_props)?);
+    }
+    let column_props = super::properties::column_rows(&t);
+    if !column_props.is_empty() {
+        out.push_str("Column properties:\n");
+        out.push_str(&table(&["column", "property", "value"], &column_props)?);
+    }
     let mut index_rows = Vec::new();
     let mut fk_rows = Vec::new();
     let mut referenced_rows = Vec::new();

@@ -55,6 +55,16 @@ fn shell_word(line: &str, pending: bool) -> Word {
     }
 }
 
+/// Whether `line`, typed while `pending` is unfinished, is a meta-command
+/// to run now rather than more of the statement: it starts with a
+/// backslash and the statement is not inside a quote or comment (psql's
+/// rule; `\\g` then runs the statement, `\\r` drops it, `\\p` prints it).
+fn meta_while_pending(pending: &str, line: &str) -> bool {
+    !pending.is_empty()
+        && line.trim_start().starts_with('\\')
+        && is_complete(&format!("{pending}\n;"))
+}
+
 /// The prompt: the first database's name, `*` inside an explicit
 /// transaction, `->` while a statement is unfinished.
 fn prompt(shell: &Shell, pending: bool) -> String {
@@ -117,6 +127,24 @@ pub fn run(shell: &mut Shell) -> Result<(), String> {
             }
             Word::Meta(cmd) => format!("\\{cmd}"),
             Word::Sql if line.trim().is_empty() && pending.is_empty() => continue,
+            Word::Sql if meta_while_pending(&pending, &line) => {
+                let cmd = line.trim();
+                let _ = editor.add_history_entry(cmd);
+                match cmd.split_whitespace().next().unwrap_or("") {
+                    "\\r" | "\\reset" => {
+                        pending.clear();
+                        eprintln!("(the unfinished statement was dropped)");
+                        continue;
+                    }
+                    "\\p" | "\\print" => {
+                        println!("{pending}");
+                        continue;
+                    }
+                    "\\g" | "\\go" => std::mem::take(&mut pending),
+                    // any other meta-command runs now; the statement waits
+                    _ => cmd.to_string(),
+                }
+            }
             Word::Sql => {
                 if !pending.is_empty() {
                     pending.push('\n');
@@ -159,5 +187,15 @@ mod tests {
         );
         assert_eq!(shell_word("select 1;", false), Word::Sql);
         assert_eq!(shell_word("exited", false), Word::Sql);
+    }
+
+    #[test]
+    fn meta_commands_interrupt_a_pending_statement_outside_quotes() {
+        assert!(meta_while_pending("select *", "\\d"));
+        assert!(meta_while_pending("select *\nfrom t", "  \\g"));
+        assert!(!meta_while_pending("", "\\d"));
+        assert!(!meta_while_pending("select 'abc", "\\d"));
+        assert!(!meta_while_pending("select 1 /* note", "\\d"));
+        assert!(!meta_while_pending("select *", "from t"));
     }
 }
