@@ -154,6 +154,12 @@ pub struct Layout {
     pub index_next: usize,
     /// Index page: tail leaf page.
     pub index_tail: usize,
+    /// Length of a usage-map row: the type byte, then an inline map's
+    /// start page and bitmap (128 bytes in Jet3, 64 in Jet4/ACE: Jackcess'
+    /// `USAGE_MAP_TABLE_BYTE_LENGTH`) or a reference map's page pointers.
+    /// Access leaves stale bytes after it when the row's slot extent is
+    /// longer (nwind.mdb); they are not part of the map.
+    pub usage_map_row_len: usize,
 }
 
 const JET3: Layout = Layout {
@@ -199,6 +205,7 @@ const JET3: Layout = Layout {
     index_prev: 8,
     index_next: 12,
     index_tail: 16,
+    usage_map_row_len: 133,
 };
 
 const JET4: Layout = Layout {
@@ -244,6 +251,7 @@ const JET4: Layout = Layout {
     index_prev: 12,
     index_next: 16,
     index_tail: 20,
+    usage_map_row_len: 69,
 };
 
 /// Page 0 (database definition page) fields.

@@ -25,6 +25,8 @@ pub fn read_pages(
     let (page, row) = unpack_row_pointer(pointer);
     let dp = DataPage::read(src, layout, page)?;
     let map = dp.row(usize::from(row))?;
+    // bytes past the format's map length are stale, not map bits
+    let map = &map[..map.len().min(layout.usage_map_row_len)];
     let file_pages = src.page_count();
     let mut out = Vec::new();
     match map.first() {

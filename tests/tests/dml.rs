@@ -342,18 +342,19 @@ async fn drop_table_is_journaled_and_visible() {
 
 /// Enforced relationships of corpus files (Jackcess' `indexTestV*`:
 /// `Table1.otherfk1` → `Table2.id` with cascading deletes, `Table1.otherfk2`
-/// → `Table3.id` with cascading updates), Jet4 and ACE: orphan references
+/// → `Table3.id` with cascading updates): orphan references
 /// are refused with the file unchanged (the refusal names the
 /// relationship, the other table and the key); deleting a referenced
 /// Table2 row deletes its Table1 rows and re-keying a Table3 row re-keys
 /// its references, in the statement's transaction; the result passes the
-/// consistency checks.
+/// consistency checks. Access 97 (Jet3), Jet4 and ACE.
 #[tokio::test]
 async fn enforced_relationships_refuse_orphans_and_cascade_as_stored() {
     let Some(corpus) = jet_tests::corpus() else {
         return;
     };
     for name in [
+        "jackcess/V1997/indexTestV1997.mdb",
         "jackcess/V2000/indexTestV2000.mdb",
         "jackcess/V2007/indexTestV2007.accdb",
         "jackcess/V2010/indexTestV2010.accdb",

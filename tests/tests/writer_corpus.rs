@@ -1,5 +1,5 @@
-//! Writing into copies of corpus files that Access wrote (Jet4 and ACE, with
-//! real indexes): in a temporary copy, rows of one table are inserted,
+//! Writing into copies of corpus files that Access wrote (Jet3, Jet4 and
+//! ACE, with real indexes): in a temporary copy, rows of one table are inserted,
 //! updated and deleted through `Database::open_writable` (the journaled
 //! file); then, re-reading the file:
 //!
@@ -26,9 +26,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
-/// Jet4 and ACE files whose tables have real indexes (see indexes.rs),
-/// written by Access.
+/// Jet3, Jet4 and ACE files whose tables have real indexes (see
+/// indexes.rs), written by Access.
 const FILES: &[&str] = &[
+    "mdbtools/nwind.mdb",
+    "jackcess/V1997/indexTestV1997.mdb",
+    "jackcess/V1997/compIndexTestV1997.mdb",
+    "jackcess/V1997/testV1997.mdb",
     "jackcess/V2000/indexTestV2000.mdb",
     "jackcess/V2000/compIndexTestV2000.mdb",
     "jackcess/V2000/testV2000.mdb",

@@ -238,3 +238,74 @@ fn disk_full(bytes: &[u8]) -> (usize, u64) {
     assert!(refused >= 5, "only {refused} capacities refused");
     (refused, ok)
 }
+
+/// Access 97 (Jet3) files take rows but no schema changes: each schema
+/// change is refused by name, before anything is written, in a copy of
+/// `nwind.mdb`; a row insert in the same file then commits.
+#[test]
+fn access_97_schema_changes_are_refused_by_name() {
+    let Some(root) = jet_tests::corpus() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("jet-refusals97-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("nwind.mdb");
+    std::fs::write(
+        &path,
+        std::fs::read(root.join("mdbtools/nwind.mdb")).unwrap(),
+    )
+    .unwrap();
+    let refusals: Vec<(
+        &str,
+        Box<dyn Fn(&mut jet_storage::Transaction<'_>) -> Result<(), WriteError>>,
+    )> = vec![
+        (
+            "CREATE TABLE",
+            Box::new(|tx: &mut jet_storage::Transaction<'_>| tx.create_table(&spec()).map(|_| ())),
+        ),
+        (
+            "DROP TABLE",
+            Box::new(|tx: &mut jet_storage::Transaction<'_>| tx.drop_table("Shippers")),
+        ),
+        (
+            "ADD COLUMN",
+            Box::new(|tx: &mut jet_storage::Transaction<'_>| {
+                tx.add_column("Shippers", &ColumnSpec::new("x", JetType::Long))
+            }),
+        ),
+        (
+            "DROP COLUMN",
+            Box::new(|tx: &mut jet_storage::Transaction<'_>| tx.drop_column("Shippers", "Phone")),
+        ),
+        (
+            "CREATE INDEX",
+            Box::new(|tx: &mut jet_storage::Transaction<'_>| {
+                tx.create_index("Shippers", &IndexSpec::new("ph", &["Phone"]))
+                    .map(|_| ())
+            }),
+        ),
+        (
+            "renaming table",
+            Box::new(|tx: &mut jet_storage::Transaction<'_>| {
+                tx.rename_table("Shippers", "Carriers")
+            }),
+        ),
+    ];
+    for (op, f) in &refusals {
+        let e = refused_on_file(&path, op, |tx| f(tx));
+        let msg = e.to_string();
+        assert!(
+            matches!(write_error(&e), WriteError::Unsupported(m) if m.contains(op) && m.contains("Access 97")),
+            "{op}: {msg}"
+        );
+        eprintln!("{op}: {msg}");
+    }
+    let mut w = Database::open_writable(&path).unwrap();
+    let batch = RecordBatch::try_from_iter(vec![(
+        "CompanyName",
+        Arc::new(StringArray::from(vec!["Speedy Café"])) as ArrayRef,
+    )])
+    .unwrap();
+    w.transaction(|tx| tx.insert("Shippers", &batch)).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+}

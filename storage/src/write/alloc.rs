@@ -1,9 +1,10 @@
 //! Page allocation and usage maps on the write side.
 //!
-//! A usage map is a row (on a data page) of 69 bytes (Jet4/ACE): either
-//! inline — type 0, a u32 start page and a 64-byte bitmap — or reference —
-//! type 1 and 17 u32 pointers to usage-map pages (type 0x05), each a bitmap
-//! of `(page_size - 4) * 8` pages. [`set_member`] adds or removes a page,
+//! A usage map is a row (on a data page) of 69 bytes in Jet4/ACE, 133 in
+//! Jet3 (`Layout::usage_map_row_len`): either inline — type 0, a u32 start
+//! page and a 64-byte (Jet3: 128-byte) bitmap — or reference — type 1 and
+//! u32 pointers to usage-map pages (type 0x05), each a bitmap of
+//! `(page_size - 4) * 8` pages. [`set_member`] adds or removes a page,
 //! re-basing an empty inline map and promoting a full inline map to a
 //! reference map of the same row length, so the map's row never moves.
 //! Members are always exact: a page is listed iff it was added and not
@@ -60,6 +61,9 @@ fn map_row(ov: &PageOverlay, layout: &Layout, pointer: u32) -> WResult<(u32, usi
     let (s, e) = data_page::extent(layout, &bytes, usize::from(row)).ok_or_else(|| {
         crate::error::corrupt(page, 0, "usage map row", jet_kernels::Refusal::OutOfBounds)
     })?;
+    // the map is the row's first `usage_map_row_len` bytes; Access may leave
+    // stale bytes after it in the slot (nwind.mdb), never read or written
+    let e = e.min(s + layout.usage_map_row_len);
     Ok((page, s, bytes[s..e].to_vec()))
 }
 
@@ -137,8 +141,11 @@ pub fn set_member(
             // promote to a reference map of the same row length
             let mut pages = members_of_row(ov, &row)?;
             pages.push(page);
-            let mut r = empty_reference();
-            r.truncate(row.len());
+            // every byte of the row rewritten: a Jet3 row (133 bytes) is
+            // longer than `empty_reference`, and stale bitmap bytes must
+            // not read as page pointers
+            let mut r = vec![0u8; row.len()];
+            r[0] = MAP_REFERENCE;
             for p in pages {
                 reference_set(ov, &mut r, p, true, ps)?;
             }

@@ -31,6 +31,7 @@ pub mod overlay;
 pub mod protect;
 pub mod replace;
 pub mod row;
+pub mod row_jet3;
 pub mod tdef;
 pub mod tdef_columns;
 pub mod tdef_splice;

@@ -295,23 +295,36 @@ fn rescale(value: i128, from: i8, to: i8) -> Option<i128> {
 
 /// The stored content of `cell` for column `col`: a field as the row holds
 /// it (for long-value columns, the raw value bytes before the long-value
-/// writer turns them into a descriptor).
+/// writer turns them into a descriptor). Jet3 text goes into the column's
+/// code page, Windows-1252 when the column records none (see
+/// [`encode_value_in`] for the database's own).
 pub fn encode_value(
     version: JetVersion,
     table: &str,
     col: &Column,
     cell: &Cell,
 ) -> WResult<OwnedField> {
-    encode_value_in(version, table, col, cell, TextLayout::Standard)
+    encode_value_in(
+        version,
+        table,
+        col,
+        cell,
+        TextLayout::Standard,
+        encoding_rs::WINDOWS_1252,
+    )
 }
 
-/// [`encode_value`] with text stored in `layout`.
+/// [`encode_value`] with Jet4/ACE text stored in `layout`, and Jet3 text in
+/// the column's code page or, when the column records none, `db_encoding`
+/// (the database's code page, as the reader decodes it). A character the
+/// code page does not hold is refused, never replaced.
 pub fn encode_value_in(
     version: JetVersion,
     table: &str,
     col: &Column,
     cell: &Cell,
     layout: TextLayout,
+    db_encoding: &'static encoding_rs::Encoding,
 ) -> WResult<OwnedField> {
     let refuse = |why: &str| WriteError::ValueOutOfRange {
         table: table.to_string(),
@@ -469,6 +482,26 @@ pub fn encode_value_in(
             }
             b
         }
+        JetType::Text | JetType::Memo if version.is_jet3() => match cell {
+            Cell::Text(s) => {
+                let enc = if col.code_page != 0 {
+                    crate::text::encoding_for_code_page(col.code_page)
+                } else {
+                    db_encoding
+                };
+                let b = super::row_jet3::encode_codepage(s, enc).map_err(|w| refuse(&w))?;
+                if col.jet_type == JetType::Text && b.len() > usize::from(col.length) {
+                    return Err(refuse(&format!(
+                        "{} bytes in code page {}, the column holds {}",
+                        b.len(),
+                        enc.name(),
+                        col.length
+                    )));
+                }
+                b
+            }
+            _ => return Err(mismatch()),
+        },
         JetType::Text => match cell {
             Cell::Text(s) => {
                 let units = s.encode_utf16().count();
@@ -549,10 +582,14 @@ fn is_mask_bool(c: &crate::tdef::Column) -> bool {
     c.jet_type == JetType::Boolean && !c.is_calculated()
 }
 
-/// Assembles a Jet4/ACE row from one field per column of `def.columns`
-/// (long-value fields already as descriptors). A `Null` or short fixed
-/// field is stored as zeros with its null-mask bit clear.
-pub fn assemble(def: &TableDef, fields: &[OwnedField]) -> Vec<u8> {
+/// Assembles a row of `version`'s layout from one field per column of
+/// `def.columns` (long-value fields already as descriptors). A `Null` or
+/// short fixed field is stored as zeros with its null-mask bit clear.
+/// Jet4/ACE rows hold two-byte counts and offsets; Jet3 rows one-byte ones
+/// and a jump table (see [`super::row_jet3`]).
+pub fn assemble(version: JetVersion, def: &TableDef, fields: &[OwnedField]) -> Vec<u8> {
+    let jet3 = version.is_jet3();
+    let head = if jet3 { 1 } else { 2 };
     let max_col = def
         .columns
         .iter()
@@ -568,8 +605,12 @@ pub fn assemble(def: &TableDef, fields: &[OwnedField]) -> Vec<u8> {
         .max()
         .unwrap_or(0);
     let mut row = Vec::with_capacity(64);
-    row.extend_from_slice(&(num_cols as u16).to_le_bytes());
-    row.resize(2 + fixed_len, 0);
+    if jet3 {
+        row.push(num_cols as u8);
+    } else {
+        row.extend_from_slice(&(num_cols as u16).to_le_bytes());
+    }
+    row.resize(head + fixed_len, 0);
     let mut mask = vec![0u8; num_cols.div_ceil(8)];
     let set = |mask: &mut Vec<u8>, n: u16| mask[usize::from(n) / 8] |= 1 << (n % 8);
     let mut var: Vec<(u16, &[u8])> = Vec::new();
@@ -584,7 +625,7 @@ pub fn assemble(def: &TableDef, fields: &[OwnedField]) -> Vec<u8> {
             OwnedField::Bytes(b) => {
                 set(&mut mask, c.col_num);
                 if c.is_fixed() {
-                    let start = 2 + usize::from(c.fixed_offset);
+                    let start = head + usize::from(c.fixed_offset);
                     let n = b.len().min(crate::scan::fixed_len(c));
                     row[start..start + n].copy_from_slice(&b[..n]);
                 } else {
@@ -601,11 +642,11 @@ pub fn assemble(def: &TableDef, fields: &[OwnedField]) -> Vec<u8> {
             .map(|c| usize::from(c.var_index) + 1)
             .max()
             .unwrap_or(0);
-        let mut offsets = vec![0u16; var_count + 1];
+        let mut offsets = vec![0usize; var_count];
         var.sort_by_key(|(i, _)| *i);
         let mut next = var.iter().peekable();
-        for (i, off) in offsets.iter_mut().enumerate().take(var_count) {
-            *off = row.len() as u16;
+        for (i, off) in offsets.iter_mut().enumerate() {
+            *off = row.len();
             while let Some((vi, bytes)) = next.peek() {
                 if usize::from(*vi) == i {
                     row.extend_from_slice(bytes);
@@ -615,11 +656,16 @@ pub fn assemble(def: &TableDef, fields: &[OwnedField]) -> Vec<u8> {
                 }
             }
         }
-        offsets[var_count] = row.len() as u16; // eod
-        for off in offsets.iter().rev() {
-            row.extend_from_slice(&off.to_le_bytes());
+        if jet3 {
+            // at most 255 columns: `row_jet3::check_table` admitted the table
+            super::row_jet3::push_trailer(&mut row, &offsets, mask.len());
+        } else {
+            row.extend_from_slice(&(row.len() as u16).to_le_bytes()); // eod
+            for off in offsets.iter().rev() {
+                row.extend_from_slice(&(*off as u16).to_le_bytes());
+            }
+            row.extend_from_slice(&(var_count as u16).to_le_bytes());
         }
-        row.extend_from_slice(&(var_count as u16).to_le_bytes());
     }
     row.extend_from_slice(&mask);
     row

@@ -193,7 +193,7 @@ fn finish(version: JetVersion, table: &str, mut b: Vec<u8>, new: &TableDef) -> W
     Ok(b)
 }
 
-/// Where the page pointers of a Jet4/ACE definition are, as offsets into
+/// Where the page pointers of a definition (any version) are, as offsets into
 /// its chain bytes (as [`crate::tdef::read_chain`] returns them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TdefPointers {
@@ -217,15 +217,17 @@ pub struct TdefPointers {
 /// the definition ends before its names or index descriptors do.
 pub fn pointer_offsets(def: &TableDef, chain: &[u8], version: JetVersion) -> Option<TdefPointers> {
     let l = version.layout();
-    if version.is_jet3() {
-        return None;
-    }
     let mut pos = l.tdef_block_end
         + def.real_indexes.len() * l.real_idx_count_entry
         + def.columns.len() * l.col_entry;
+    // names: a one-byte (Jet3) or two-byte length, then the name
     let skip_name = |pos: &mut usize| -> Option<()> {
-        let n = u16::from_le_bytes([*chain.get(*pos)?, *chain.get(*pos + 1)?]);
-        *pos += 2 + usize::from(n);
+        let n = if l.name_len_size == 1 {
+            u16::from(*chain.get(*pos)?)
+        } else {
+            u16::from_le_bytes([*chain.get(*pos)?, *chain.get(*pos + 1)?])
+        };
+        *pos += l.name_len_size + usize::from(n);
         Some(())
     };
     for _ in 0..def.columns.len() {

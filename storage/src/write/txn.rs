@@ -70,9 +70,10 @@ pub struct Writer<T: WriteTarget> {
 pub const DEFAULT_CLOCK: i64 = 946_684_800_000_000;
 
 impl<T: WriteTarget> Writer<T> {
-    /// Opens the committed image of `target` for writing. Refuses Jet3,
+    /// Opens the committed image of `target` for writing. Refuses
     /// Microsoft Money files and files that need a password (see
-    /// [`Writer::with_password`]).
+    /// [`Writer::with_password`]). Jet3 (Access 97) files take row inserts,
+    /// updates and deletes; their schema changes are refused by name.
     pub fn new(target: T) -> crate::Result<Writer<T>> {
         Writer::with_password(target, None)
     }
@@ -82,7 +83,8 @@ impl<T: WriteTarget> Writer<T> {
     /// writer and its journal work on pages as stored: every page a
     /// transaction changes is encrypted with its page key before it is
     /// committed, so a crash leaves the exact old or new encrypted image.
-    /// Refuses Jet3 and Microsoft Money files.
+    /// Refuses Microsoft Money files; on Jet3 (Access 97) files, refuses
+    /// schema changes (see [`Transaction::create_table`]).
     pub fn with_password(
         target: T,
         password: Option<&crate::crypt::Password>,
@@ -90,11 +92,6 @@ impl<T: WriteTarget> Writer<T> {
         let src = target.source()?;
         let page0 = src.read_page(0)?;
         let h = crate::database::read_header(&page0)?;
-        if h.version.is_jet3() {
-            return Err(crate::Error::from(crate::error::FormatError::NotJet(
-                "the writer does not write Jet3 (Access 97) files".into(),
-            )));
-        }
         if h.msisam {
             return Err(crate::error::FormatError::Encrypted(
                 "writing Microsoft Money (MSISAM) files",
@@ -179,9 +176,11 @@ impl<T: WriteTarget> Writer<T> {
         if let Some(m) = self.maintainer.as_deref_mut() {
             m.discard();
         }
+        let encoding = crate::text::encoding_for_code_page(db.header().code_page);
         let mut tx = Transaction {
             ov: PageOverlay::new(base),
             version: self.version,
+            encoding,
             catalog: db.catalog().to_vec(),
             tables: HashMap::new(),
             maintainer: self.maintainer.as_deref_mut(),
@@ -245,6 +244,9 @@ enum Entry<'a> {
 pub struct Transaction<'w> {
     ov: PageOverlay,
     version: JetVersion,
+    /// The database's code page: Jet3 names, properties and the text of
+    /// columns that record no code page of their own.
+    encoding: &'static encoding_rs::Encoding,
     catalog: Vec<CatalogEntry>,
     tables: HashMap<String, TableState>,
     maintainer: Option<&'w mut (dyn IndexMaintainer + 'static)>,
@@ -265,6 +267,7 @@ pub(crate) fn bootstrap(
     Transaction {
         ov: PageOverlay::new(base),
         version,
+        encoding: encoding_rs::WINDOWS_1252,
         catalog: Vec::new(),
         tables: HashMap::new(),
         maintainer: None,
@@ -348,16 +351,15 @@ impl<'w> Transaction<'w> {
                 None => return Err(WriteError::NoSuchTable(name.to_string())),
             };
             let chain = tdef::read_chain(&self.ov, page)?;
-            let mut def = tdef::parse(
-                self.version,
-                page,
-                &chain,
-                &real_name,
-                encoding_rs::WINDOWS_1252,
-            )
-            .map_err(|e| WriteError::from(crate::Error::from(e)))?;
-            let maps = PropertyMaps::parse(&props, true, encoding_rs::WINDOWS_1252);
-            crate::props::apply_column_rules(&mut def, &maps, true, encoding_rs::WINDOWS_1252);
+            let mut def = tdef::parse(self.version, page, &chain, &real_name, self.encoding)
+                .map_err(|e| WriteError::from(crate::Error::from(e)))?;
+            // Jet3 property maps hold code-page text, as the reader takes them
+            let unicode = !self.version.is_jet3();
+            let maps = PropertyMaps::parse(&props, unicode, self.encoding);
+            crate::props::apply_column_rules(&mut def, &maps, unicode, self.encoding);
+            if self.version.is_jet3() {
+                super::row_jet3::check_table(&def, &real_name)?;
+            }
             let extra = wtdef::parse_extra(&def, &chain, self.version);
             let lval = extra
                 .lval_maps
@@ -390,6 +392,27 @@ impl<'w> Transaction<'w> {
             .ok_or_else(|| WriteError::NoSuchTable(name.to_string()))
     }
 
+    /// Refuses the schema change `op` in a Jet3 (Access 97) database,
+    /// before anything is written: the writer writes Access 97 rows (and
+    /// their indexes and long values), not Access 97 table definitions,
+    /// catalog rows or property maps.
+    pub(crate) fn refuse_jet3_schema(&self, op: &str) -> WResult<()> {
+        if self.version.is_jet3() {
+            return Err(WriteError::Unsupported(format!(
+                "{op} in an Access 97 (Jet3) database: schema changes are written in Jet4 and \
+                 ACE files only (rows of existing Access 97 tables can be inserted, updated and \
+                 deleted)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// How stored text decodes for messages: `Some(code page)` in a Jet3
+    /// database, `None` (UCS-2) otherwise.
+    pub(crate) fn text_codec(&self) -> Option<&'static encoding_rs::Encoding> {
+        self.version.is_jet3().then_some(self.encoding)
+    }
+
     /// The table definition as this transaction sees it.
     pub fn table_def(&mut self, name: &str) -> WResult<TableDef> {
         Ok(self.state(name)?.def.clone())
@@ -400,6 +423,7 @@ impl<'w> Transaction<'w> {
     /// Creates a user table: its TDEF, usage maps, an empty root page per
     /// real index, and its MSysObjects row. Returns the TDEF page.
     pub fn create_table(&mut self, spec: &TableSpec) -> WResult<u32> {
+        self.refuse_jet3_schema(&format!("CREATE TABLE {:?}", spec.name))?;
         self.flush_indexes()?;
         if self.entry(&spec.name).is_some()
             || self
@@ -475,7 +499,15 @@ impl<'w> Transaction<'w> {
             bad("not an expression this writer evaluates (number, quoted text, True/False/Yes/No, #date#, Null, Now(), Date())".into())
         })?;
         let cell = e.cell(col, self.now).map_err(bad)?;
-        row::encode_value(self.version, table, col, &cell).map_err(|e| bad(e.to_string()))?;
+        row::encode_value_in(
+            self.version,
+            table,
+            col,
+            &cell,
+            self.text_layout,
+            self.encoding,
+        )
+        .map_err(|e| bad(e.to_string()))?;
         Ok(cell)
     }
 
@@ -569,6 +601,7 @@ impl<'w> Transaction<'w> {
     /// Drops a user table: removes its MSysObjects row. Its pages are no
     /// longer referenced by any table (the file does not shrink).
     pub fn drop_table(&mut self, name: &str) -> WResult<()> {
+        self.refuse_jet3_schema(&format!("DROP TABLE {name:?}"))?;
         self.flush_indexes()?;
         let (real, page) = match self.entry(name) {
             Some(e) if !e.is_system() => (e.name.clone(), e.tdef_page()),
@@ -639,6 +672,7 @@ impl<'w> Transaction<'w> {
     /// is refused. `Required` and `DefaultValue` go into the table's
     /// property map in MSysObjects.
     pub fn add_column(&mut self, table: &str, col: &ColumnSpec) -> WResult<()> {
+        self.refuse_jet3_schema(&format!("ADD COLUMN {:?} to table {table:?}", col.name))?;
         self.flush_indexes()?;
         let version = self.version;
         let l = self.layout();
@@ -840,7 +874,21 @@ impl<'w> Transaction<'w> {
                     }
                 })?;
             }
-            out.push(self.insert_cells(table, cells)?);
+            // a refused value names the input row it came from
+            out.push(self.insert_cells(table, cells).map_err(|e| match e {
+                WriteError::ValueOutOfRange {
+                    table,
+                    column,
+                    value,
+                    why,
+                } => WriteError::ValueOutOfRange {
+                    table,
+                    column,
+                    value,
+                    why: format!("{why} (input row {})", r + 1),
+                },
+                e => e,
+            })?);
         }
         Ok(out)
     }
@@ -910,8 +958,11 @@ impl<'w> Transaction<'w> {
                     _ => {}
                 }
             }
+            // Access 97 sets the GUID auto-number bit on ordinary columns
+            // (see `Column::is_auto_number`): a Jet3 NULL stays NULL
             if c.flags & crate::tdef::COL_AUTO_GUID != 0
                 && c.jet_type == JetType::Guid
+                && !version.is_jet3()
                 && cells[i] == Cell::Null
             {
                 let seed = (u64::from(def.page) << 32)
@@ -929,11 +980,12 @@ impl<'w> Transaction<'w> {
                 c,
                 cell,
                 self.text_layout,
+                self.encoding,
             )?);
         }
         self.check_references(&tname, &def, &fields, None)?;
         let fields = self.store_long_values(table, &def, fields)?;
-        let row_bytes = pad_row(row::assemble(&def, &fields));
+        let row_bytes = pad_row(version, row::assemble(version, &def, &fields));
         let max = data_page::max_row_len(l);
         if row_bytes.len() > max {
             return Err(WriteError::RowTooLarge {
@@ -1018,7 +1070,7 @@ impl<'w> Transaction<'w> {
                 f => f.clone(),
             })
             .collect();
-        let inline_ok = row::assemble(def, &probe).len() <= data_page::max_row_len(l);
+        let inline_ok = row::assemble(self.version, def, &probe).len() <= data_page::max_row_len(l);
         for (i, c) in def.columns.iter().enumerate() {
             if !c.jet_type.is_long_value() {
                 continue;
@@ -1424,8 +1476,14 @@ impl<'w> Transaction<'w> {
         let mut changed = vec![false; def.columns.len()];
         for (i, c) in cells.iter().enumerate() {
             if let Some(cell) = c {
-                fields[i] =
-                    row::encode_value_in(version, tname, &def.columns[i], cell, self.text_layout)?;
+                fields[i] = row::encode_value_in(
+                    version,
+                    tname,
+                    &def.columns[i],
+                    cell,
+                    self.text_layout,
+                    self.encoding,
+                )?;
                 changed[i] = true;
             }
         }
@@ -1479,7 +1537,7 @@ impl<'w> Transaction<'w> {
             }
         }
         self.free_long_values(table, def, &old, Some(changed))?;
-        let bytes = pad_row(row::assemble(def, &fields));
+        let bytes = pad_row(self.version, row::assemble(self.version, def, &fields));
         let max = data_page::max_row_len(l);
         if bytes.len() > max {
             return Err(WriteError::RowTooLarge {
@@ -1597,11 +1655,20 @@ impl<'w> Transaction<'w> {
     }
 }
 
-/// Rows shorter than an overflow pointer (4 bytes) are padded in the fixed
-/// area, so any row can later become a pointer in place.
-fn pad_row(mut row: Vec<u8>) -> Vec<u8> {
+/// Rows shorter than an overflow pointer (4 bytes) are padded, so any row
+/// can later become a pointer in place: Jet4/ACE rows after the column
+/// count (such a row has no fixed or variable data), Jet3 rows just before
+/// the null mask (such a row may hold a one-byte fixed field, and no
+/// variable data), where no reader looks.
+fn pad_row(version: JetVersion, mut row: Vec<u8>) -> Vec<u8> {
+    let at = if version.is_jet3() {
+        let mask = usize::from(row.first().copied().unwrap_or(0)).div_ceil(8);
+        row.len().saturating_sub(mask)
+    } else {
+        2
+    };
     while row.len() < 4 {
-        row.insert(2, 0);
+        row.insert(at, 0);
     }
     row
 }

@@ -92,6 +92,7 @@ impl Transaction<'_> {
         to: JetType,
         text_chars: Option<u16>,
     ) -> WResult<()> {
+        self.refuse_jet3_schema(&format!("ALTER COLUMN {column:?} of table {table:?}"))?;
         let Located { table, def, pos } = self.locate_column(table, column, "altering")?;
         let col = def.columns[pos].clone();
         let version = self.version;
@@ -157,6 +158,7 @@ impl Transaction<'_> {
         let l = self.layout();
         let max = data_page::max_row_len(l);
         let mut failed = None;
+        let version = self.version;
         self.each_live_row(&def, |bm, mut fields| {
             let old = fields.clone();
             if let OwnedField::Bytes(b) = &fields[pos] {
@@ -168,7 +170,7 @@ impl Transaction<'_> {
                     }
                 }
             }
-            let row_bytes = super::pad_row(row::assemble(&new, &fields));
+            let row_bytes = super::pad_row(version, row::assemble(version, &new, &fields));
             if row_bytes.len() > max {
                 failed.get_or_insert(bm);
             }

@@ -153,7 +153,7 @@ impl Transaction<'_> {
             for (p, v) in values {
                 fields[*p] = v.clone();
                 changed[*p] = true;
-                shown[*p] = super::relations::show(def, *p, v);
+                shown[*p] = super::relations::show(def, *p, v, self.text_codec());
             }
             self.update_row_fields(table, tname, def, bm, old, fields, &changed, &shown)?;
         }

@@ -50,6 +50,7 @@ impl Transaction<'_> {
     /// (`MSysRelationships`) names, or a column a saved query names
     /// together with its table.
     pub fn drop_column(&mut self, table: &str, column: &str) -> WResult<()> {
+        self.refuse_jet3_schema(&format!("DROP COLUMN {column:?} of table {table:?}"))?;
         let Located { table, def, pos } = self.locate_column(table, column, "dropping")?;
         let col = def.columns[pos].clone();
         let refuse = |why: String| WriteError::BadDefinition {
@@ -120,6 +121,7 @@ impl Transaction<'_> {
     /// query names together with its table (this writer does not rewrite
     /// query text).
     pub fn rename_column(&mut self, table: &str, old: &str, new: &str) -> WResult<()> {
+        self.refuse_jet3_schema(&format!("renaming column {old:?} of table {table:?}"))?;
         let Located { table, def, pos } = self.locate_column(table, old, "renaming")?;
         let col = def.columns[pos].clone();
         wtdef::check_name(&table, "column", new)?;

@@ -20,6 +20,8 @@ pub(crate) fn over(ov: PageOverlay, version: JetVersion) -> Transaction<'static>
     Transaction {
         ov,
         version,
+        // copies stored fields; never encodes text
+        encoding: encoding_rs::WINDOWS_1252,
         catalog: Vec::new(),
         tables: HashMap::new(),
         maintainer: None,
@@ -76,7 +78,7 @@ impl Transaction<'_> {
     ) -> WResult<Bookmark> {
         let l = self.layout();
         let fields = self.store_long_values(table, def, fields)?;
-        let bytes = pad_row(row::assemble(def, &fields));
+        let bytes = pad_row(self.version, row::assemble(self.version, def, &fields));
         let max = data_page::max_row_len(l);
         if bytes.len() > max {
             return Err(WriteError::RowTooLarge {

@@ -63,6 +63,7 @@ impl Transaction<'_> {
     /// primary key; with [`WriteError::IndexKey`] a key the encoder cannot
     /// build (for example a text sort order it does not know).
     pub fn create_index(&mut self, table: &str, spec: &IndexSpec) -> WResult<IndexBuilt> {
+        self.refuse_jet3_schema(&format!("CREATE INDEX {:?} on table {table:?}", spec.name))?;
         self.flush_indexes()?;
         let version = self.version;
         let st = self.state(table)?;
@@ -118,6 +119,7 @@ impl Transaction<'_> {
         ri: &RealIndex,
         index: &str,
     ) -> WResult<Vec<(Vec<u8>, Bookmark)>> {
+        let codec = self.text_codec();
         let nulls = vec![OwnedField::Null; def.columns.len()];
         let null_key = self.index_key(tname, def, ri, &nulls)?;
         let positions: Vec<usize> = ri
@@ -167,7 +169,7 @@ impl Transaction<'_> {
                     Some(format!(
                         "{} = {}",
                         def.columns[p].name,
-                        super::relations::show(def, p, f)
+                        super::relations::show(def, p, f, codec)
                     ))
                 })
                 .collect();
@@ -200,6 +202,7 @@ impl Transaction<'_> {
     /// relationship (this table's foreign-key index, or an index another
     /// table's relationship references).
     pub fn drop_index(&mut self, table: &str, name: &str) -> WResult<()> {
+        self.refuse_jet3_schema(&format!("DROP INDEX {name:?} on table {table:?}"))?;
         self.flush_indexes()?;
         let st = self.state(table)?;
         let tname = st.name.clone();

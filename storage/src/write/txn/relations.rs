@@ -66,6 +66,7 @@ impl Transaction<'_> {
         new: Option<&[OwnedField]>,
         primary: bool,
     ) -> WResult<Vec<Cascade>> {
+        let codec = self.text_codec();
         let mut cascades = Vec::new();
         let relationships = def
             .indexes
@@ -94,7 +95,13 @@ impl Transaction<'_> {
             }
             let shown = positions
                 .iter()
-                .map(|&p| format!("{} = {}", def.columns[p].name, show(def, p, &fields[p])))
+                .map(|&p| {
+                    format!(
+                        "{} = {}",
+                        def.columns[p].name,
+                        show(def, p, &fields[p], codec)
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join(", ");
             let other_name = self
@@ -225,8 +232,14 @@ fn same_key_type(b: &TableDef, o: usize, a: &TableDef, p: usize) -> bool {
     b.columns[o].jet_type == a.columns[p].jet_type
 }
 
-/// A key value for an error message.
-pub(super) fn show(def: &TableDef, p: usize, f: &OwnedField) -> String {
+/// A key value for an error message; `jet3` is the code page of an
+/// Access 97 database's text (`None`: Jet4/ACE UCS-2 text).
+pub(super) fn show(
+    def: &TableDef,
+    p: usize,
+    f: &OwnedField,
+    jet3: Option<&'static encoding_rs::Encoding>,
+) -> String {
     let OwnedField::Bytes(b) = f else {
         return match f {
             OwnedField::Bool(v) => v.to_string(),
@@ -249,7 +262,10 @@ pub(super) fn show(def: &TableDef, p: usize, f: &OwnedField) -> String {
         JetType::BigInt => int(8).map(|v| v.to_string()),
         JetType::Text | JetType::Memo => {
             let mut s = String::new();
-            crate::text::decode_ucs2(b, &mut s);
+            match jet3 {
+                Some(enc) => crate::text::decode_codepage(b, enc, &mut s),
+                None => crate::text::decode_ucs2(b, &mut s),
+            }
             Some(format!("{s:?}"))
         }
         _ => None,

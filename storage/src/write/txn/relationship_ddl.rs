@@ -105,6 +105,7 @@ impl Transaction<'_> {
     /// NULL) the primary table does not hold (the message names its
     /// values).
     pub fn create_relationship(&mut self, spec: &RelationshipSpec) -> WResult<()> {
+        self.refuse_jet3_schema(&format!("creating relationship {:?}", spec.name))?;
         self.flush_indexes()?;
         let name = spec.name.as_str();
         let refuse = |why: String| WriteError::BadDefinition {
@@ -194,6 +195,7 @@ impl Transaction<'_> {
         let pri = pdef.real_indexes[preal].clone();
         let l = self.layout();
         let version = self.version;
+        let codec = self.text_codec();
         let mut missing: Option<String> = None;
         let ov = &self.ov;
         self.each_live_row(&fdef, |_, fields| {
@@ -222,7 +224,7 @@ impl Transaction<'_> {
                             format!(
                                 "{} = {}",
                                 fdef.columns[f].name,
-                                super::relations::show(&fdef, f, &fields[f])
+                                super::relations::show(&fdef, f, &fields[f], codec)
                             )
                         })
                         .collect::<Vec<_>>()
@@ -395,6 +397,7 @@ impl Transaction<'_> {
     /// Refused with [`WriteError::BadDefinition`] when no relationship has
     /// the name.
     pub fn drop_relationship(&mut self, name: &str) -> WResult<()> {
+        self.refuse_jet3_schema(&format!("dropping relationship {name:?}"))?;
         self.flush_indexes()?;
         let rows = self.relationship_rows(name)?;
         let Some((_, first)) = rows.first().cloned() else {

@@ -30,6 +30,7 @@ impl Transaction<'_> {
     /// [`WriteError::Unsupported`] for a system table or a table that a
     /// relationship or a saved query names (the message names them).
     pub fn rename_table(&mut self, old: &str, new: &str) -> WResult<()> {
+        self.refuse_jet3_schema(&format!("renaming table {old:?}"))?;
         self.flush_indexes()?;
         let entry = self
             .entry(old)
