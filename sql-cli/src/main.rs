@@ -7,10 +7,12 @@
 //! `repl` is the interactive loop; `export` writes tables to files;
 //! `legacy` keeps the storage-level subcommands.
 
+mod attachments;
 mod errors;
 mod export;
 mod export_views;
 mod legacy;
+mod lists_text;
 mod meta;
 mod output;
 mod password;
@@ -173,6 +175,23 @@ enum Command {
         #[arg(short = 'o', long, value_name = "OUT")]
         output: Option<PathBuf>,
     },
+    /// Write every attachment of a table as a file:
+    /// DIR/<table>/<column>/<key>/<file name>, <key> the row's primary key
+    /// (a one-column key) or row-<n>; names from the file are made safe
+    /// (no separators, `..`, device names), existing files are never
+    /// replaced.
+    Attachments {
+        /// Database file.
+        file: PathBuf,
+        /// The table (names match ignoring case).
+        table: String,
+        /// Only this attachment column (default: every one).
+        #[arg(long, value_name = "COLUMN")]
+        column: Option<String>,
+        /// Target directory (created if missing).
+        #[arg(long, value_name = "DIR")]
+        to: PathBuf,
+    },
     #[command(flatten)]
     Storage(legacy::Cmd),
 }
@@ -322,6 +341,18 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
         Some(Command::Decrypt { file, output }) => {
             let line = protect::decrypt(&file, output.as_deref(), &req)?;
             out_line(format_args!("{line}"))?;
+            return Ok(());
+        }
+        Some(Command::Attachments {
+            file,
+            table,
+            column,
+            to,
+        }) => {
+            let w = attachments::write_attachments(&file, &table, column.as_deref(), &to, &req)?;
+            for (path, bytes) in &w.files {
+                out_line(format_args!("{}\t{bytes} bytes", path.display()))?;
+            }
             return Ok(());
         }
         Some(Command::Storage(cmd)) => return legacy::run(cmd, &req).map_err(|e| e.to_string()),
