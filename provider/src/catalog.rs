@@ -112,6 +112,7 @@ impl JetSchemaProvider {
             return Vec::new();
         };
         let mut names = db.table_names();
+        names.extend(crate::linked::access_links(&db).into_iter().map(|l| l.0));
         if self.handle.options().system_tables {
             names.extend(db.system_table_names());
         }
@@ -132,6 +133,14 @@ impl JetSchemaProvider {
             return Ok(None);
         };
         let db = self.handle.database()?;
+        if let Some((local, database, foreign)) = crate::linked::access_links(&db)
+            .into_iter()
+            .find(|l| l.0 == real)
+        {
+            let options = self.handle.options();
+            return crate::linked::open_link(&db, &local, &database, &foreign, options)
+                .map(|t| Some(Arc::new(t)));
+        }
         let t = db.table(&real).map_err(to_df)?;
         Ok(Some(Arc::new(JetTable::with_handle(
             t,
@@ -226,11 +235,21 @@ pub fn register_jet(
     Ok(db)
 }
 
-/// Registers every table of `db` in the session's default schema, so plain
-/// table names work (for a single database).
+/// Registers every local table of `db` in the session's default schema, so
+/// plain table names work (for a single database). Linked tables are left
+/// out (registering them eagerly would open their targets now); a catalog
+/// from [`register_jet`] or a `JetSession` resolves them when named.
 pub fn register_jet_tables(ctx: &SessionContext, db: &Database, options: JetOptions) -> Result<()> {
+    let linked: Vec<String> = crate::linked::access_links(db)
+        .into_iter()
+        .map(|l| l.0)
+        .collect();
     let schema = JetSchemaProvider::new(db.clone(), options);
-    for name in schema.table_names() {
+    for name in schema
+        .table_names()
+        .into_iter()
+        .filter(|n| !linked.contains(n))
+    {
         if let Some(t) = schema.jet_table(&name)? {
             ctx.register_table(datafusion::common::TableReference::bare(name.clone()), t)?;
         }

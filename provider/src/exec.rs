@@ -1,5 +1,6 @@
 //! Physical plans: a partitioned full scan and an index seek.
 
+use crate::complex::{ComplexLists, expand};
 use crate::to_df;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
@@ -33,16 +34,19 @@ fn properties(schema: SchemaRef, partitions: usize) -> Arc<PlanProperties> {
     ))
 }
 
-/// Streams a storage iterator of batches as a DataFusion stream; at the end
-/// adds the pages the scan itself read to `pages` (the scan's own count, so
+/// Streams a storage iterator of batches as a DataFusion stream, complex
+/// ids turned into lists by `expander` when there is one; at the end adds
+/// the pages the scan itself read to `pages` (the scan's own count, so
 /// partitions running in parallel are not counted twice).
 fn stream_of(
     schema: SchemaRef,
     iter: jet_storage::TableScan,
     pages: Option<datafusion::physical_plan::metrics::Count>,
+    expander: Option<jet_storage::complex::ListExpander>,
 ) -> SendableRecordBatchStream {
     let mut pages = pages;
     let mut iter = iter;
+    let mut expander = expander;
     let s = futures::stream::iter(std::iter::from_fn(move || {
         let next = iter.next();
         if next.is_none()
@@ -50,7 +54,7 @@ fn stream_of(
         {
             count.add(iter.pages_read() as usize);
         }
-        next.map(|r| r.map_err(to_df))
+        next.map(|r| r.map_err(to_df).and_then(|b| expand(&mut expander, b)))
     }));
     Box::pin(RecordBatchStreamAdapter::new(schema, s))
 }
@@ -62,6 +66,7 @@ fn stream_of(
 pub struct JetScanExec {
     table: Table,
     db: Database,
+    complex: Arc<ComplexLists>,
     projection: Option<Vec<usize>>,
     limit: Option<usize>,
     ranges: Vec<Range<u32>>,
@@ -75,10 +80,12 @@ pub struct JetScanExec {
 impl JetScanExec {
     /// A scan of `table` (of database `db`) in at most `partitions`
     /// partitions; each partition counts its own page reads. The database is
-    /// kept for the index plans that may replace this scan.
+    /// kept for the index plans that may replace this scan. Projected
+    /// complex columns come out as the lists of `complex`.
     pub fn try_new(
         table: Table,
         db: Database,
+        complex: Arc<ComplexLists>,
         projection: Option<Vec<usize>>,
         limit: Option<usize>,
         partitions: usize,
@@ -100,13 +107,12 @@ impl JetScanExec {
         if ranges.is_empty() {
             ranges.push(0..u32::MAX);
         }
-        let schema = table
-            .projected_schema(projection.as_deref())
-            .map_err(to_df)?;
+        let schema = complex.projected_schema(projection.as_deref())?;
         let props = properties(schema.clone(), ranges.len());
         Ok(JetScanExec {
             table,
             db,
+            complex,
             projection,
             limit,
             ranges,
@@ -138,6 +144,11 @@ impl JetScanExec {
     /// The database of the table.
     pub fn db(&self) -> &Database {
         &self.db
+    }
+
+    /// The table's complex columns, as this scan types them.
+    pub fn complex(&self) -> &Arc<ComplexLists> {
+        &self.complex
     }
 
     /// Columns produced (table column numbers), all when `None`.
@@ -220,7 +231,10 @@ impl ExecutionPlan for JetScanExec {
             })
             .map_err(to_df)?;
         let count = MetricBuilder::new(&self.metrics).global_counter("pages_read");
-        Ok(stream_of(self.schema.clone(), scan, Some(count)))
+        let expander = self
+            .complex
+            .expander(&scan.schema(), self.projection.as_deref())?;
+        Ok(stream_of(self.schema.clone(), scan, Some(count), expander))
     }
     fn metrics(&self) -> Option<MetricsSet> {
         Some(self.metrics.clone_inner())
@@ -245,6 +259,7 @@ pub(crate) fn bound_ref(x: &Bound<Vec<u8>>) -> Bound<&[u8]> {
 pub struct IndexSeekExec {
     table: Table,
     db: Database,
+    complex: Arc<ComplexLists>,
     index: usize,
     index_name: String,
     /// Human-readable range, for EXPLAIN.
@@ -282,6 +297,7 @@ impl IndexSeekExec {
     pub fn try_new(
         table: Table,
         db: Database,
+        complex: Arc<ComplexLists>,
         index: usize,
         index_name: String,
         range: String,
@@ -289,13 +305,12 @@ impl IndexSeekExec {
         projection: Option<Vec<usize>>,
         batch_size: usize,
     ) -> Result<Self> {
-        let schema = table
-            .projected_schema(projection.as_deref())
-            .map_err(to_df)?;
+        let schema = complex.projected_schema(projection.as_deref())?;
         let props = properties(schema.clone(), 1);
         Ok(IndexSeekExec {
             table,
             db,
+            complex,
             index,
             index_name,
             range,
@@ -377,6 +392,11 @@ impl IndexSeekExec {
     /// The database of the table.
     pub fn db(&self) -> &Database {
         &self.db
+    }
+
+    /// The table's complex columns, as this seek types them.
+    pub fn complex(&self) -> &Arc<ComplexLists> {
+        &self.complex
     }
 
     /// Real index number sought.
@@ -507,10 +527,14 @@ impl ExecutionPlan for IndexSeekExec {
                 },
             )
             .map_err(to_df)?;
+        let expander = self
+            .complex
+            .expander(&scan.schema(), self.projection.as_deref())?;
         let Some(recheck) = self.recheck.clone() else {
-            return Ok(stream_of(self.schema.clone(), scan, Some(count)));
+            return Ok(stream_of(self.schema.clone(), scan, Some(count), expander));
         };
-        let decoded = stream_of(scan.schema(), scan, Some(count));
+        let decoded_schema = self.complex.projected_schema(self.projection.as_deref())?;
+        let decoded = stream_of(decoded_schema, scan, Some(count), expander);
         let checked = decoded.map(move |batch| {
             let batch = batch?;
             let kept = datafusion::physical_plan::filter::batch_filter(&batch, &recheck.predicate)?;

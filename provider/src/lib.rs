@@ -22,11 +22,13 @@
 
 pub mod access;
 mod catalog;
+pub mod complex;
 mod ddl;
 mod defaults;
 mod dml;
 mod exec;
 pub mod frontdoor;
+pub mod linked;
 mod literals;
 mod ordered;
 mod pushdown;
@@ -38,6 +40,7 @@ mod walk;
 
 pub use access::SqlDialect;
 pub use catalog::{JetCatalogProvider, JetSchemaProvider, register_jet, register_jet_tables};
+pub use complex::ComplexLists;
 pub use dml::{DmlKind, JetDmlExec, JetHandle, JetSink};
 pub use exec::{IndexSeekExec, JetScanExec, KeyRange, KeyRangeRef, Recheck};
 pub use literals::{FloatDecimalComparison, analyzer_rules};

@@ -312,6 +312,7 @@ fn sort_label(table: &Table, keys: &[SortKey]) -> String {
 pub struct IndexOrderExec {
     table: Table,
     db: Database,
+    complex: Arc<crate::complex::ComplexLists>,
     walk: OrderedWalk,
     keys: Vec<SortKey>,
     range: Option<String>,
@@ -330,6 +331,7 @@ impl IndexOrderExec {
     pub(crate) fn try_new(
         table: Table,
         db: Database,
+        complex: Arc<crate::complex::ComplexLists>,
         walk: OrderedWalk,
         keys: Vec<SortKey>,
         range: Option<String>,
@@ -337,9 +339,7 @@ impl IndexOrderExec {
         fetch: Option<usize>,
         batch_size: usize,
     ) -> Result<Self> {
-        let schema = table
-            .projected_schema(projection.as_deref())
-            .map_err(to_df)?;
+        let schema = complex.projected_schema(projection.as_deref())?;
         let position = |col: usize| match &projection {
             Some(p) => p.iter().position(|&c| c == col),
             None => Some(col),
@@ -369,6 +369,7 @@ impl IndexOrderExec {
         Ok(IndexOrderExec {
             table,
             db,
+            complex,
             walk,
             keys,
             range,
@@ -390,6 +391,7 @@ impl IndexOrderExec {
         IndexOrderExec {
             table: self.table.clone(),
             db: self.db.clone(),
+            complex: self.complex.clone(),
             walk: self.walk.clone(),
             keys: self.keys.clone(),
             range: self.range.clone(),
@@ -441,6 +443,8 @@ struct OrderState {
     pages: Count,
     index_pages: Count,
     before: u64,
+    /// Turns projected complex ids into lists.
+    expander: Option<jet_storage::complex::ListExpander>,
 }
 
 impl OrderState {
@@ -462,6 +466,10 @@ impl OrderState {
                                 b.slice(0, n)
                             }
                             None => b,
+                        };
+                        let b = match crate::complex::expand(&mut self.expander, b) {
+                            Ok(b) => b,
+                            Err(e) => return self.finish(Some(e)),
                         };
                         self.account();
                         return Some(Ok(b));
@@ -597,6 +605,11 @@ impl ExecutionPlan for IndexOrderExec {
             self.walk.index,
             self.walk.segments.clone(),
         )?;
+        let stored = self
+            .table
+            .projected_schema(self.projection.as_deref())
+            .map_err(to_df)?;
+        let expander = self.complex.expander(&stored, self.projection.as_deref())?;
         let mut state = OrderState {
             table: self.table.clone(),
             db: self.db.clone(),
@@ -613,6 +626,7 @@ impl ExecutionPlan for IndexOrderExec {
             pages: MetricBuilder::new(&self.metrics).global_counter("pages_read"),
             index_pages: MetricBuilder::new(&self.metrics).global_counter("index_pages_read"),
             before: self.db.pages_read(),
+            expander,
         };
         let s = futures::stream::iter(std::iter::from_fn(move || state.next_batch()));
         Ok(Box::pin(RecordBatchStreamAdapter::new(

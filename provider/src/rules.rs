@@ -144,7 +144,7 @@ impl JetIndexOrder {
         };
         // the leaf's output columns (table column numbers) and, for a seek,
         // the seek itself, whose re-check goes back over the ordered walk
-        let (table, db, projection, batch, range, label, outputs, seek) = match ch.leaf {
+        let (table, db, complex, projection, batch, range, label, outputs, seek) = match ch.leaf {
             Leaf::Scan(s) => {
                 if !s.index_plans() || s.limit().is_some() {
                     return Ok(None);
@@ -156,6 +156,7 @@ impl JetIndexOrder {
                 (
                     s.table(),
                     s.db(),
+                    s.complex().clone(),
                     s.projection(),
                     s.batch_size(),
                     None,
@@ -173,6 +174,7 @@ impl JetIndexOrder {
                 (
                     s.table(),
                     s.db(),
+                    s.complex().clone(),
                     s.projection(),
                     s.batch_size(),
                     Some((s.index(), lower, upper)),
@@ -204,6 +206,7 @@ impl JetIndexOrder {
         let mut plan: Arc<dyn ExecutionPlan> = Arc::new(IndexOrderExec::try_new(
             table.clone(),
             db.clone(),
+            complex,
             walk,
             keys,
             label,

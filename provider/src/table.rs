@@ -1,5 +1,6 @@
 //! `JetTable`: a Jet table as a DataFusion `TableProvider`.
 
+use crate::complex::ComplexLists;
 use crate::dml::{DmlKind, DmlRows, JetDmlExec, JetHandle, JetSink};
 use crate::exec::{IndexSeekExec, JetScanExec, Recheck};
 use crate::pushdown::{Constraint, analyze, index_for};
@@ -66,6 +67,8 @@ impl Default for JetOptions {
 pub struct JetTable {
     table: Table,
     db: Database,
+    /// The complex columns, typed as lists.
+    complex: Arc<ComplexLists>,
     options: JetOptions,
     handle: Option<Arc<JetHandle>>,
     /// Column defaults (`jet.default`) as expressions for omitted INSERT
@@ -85,9 +88,11 @@ impl JetTable {
     /// A provider over `table` of `db`.
     pub fn new(table: Table, db: Database, options: JetOptions) -> Self {
         let defaults = crate::defaults::column_defaults(&table.schema());
+        let complex = Arc::new(ComplexLists::new(&table, &db));
         JetTable {
             table,
             db,
+            complex,
             options,
             handle: None,
             defaults,
@@ -98,9 +103,11 @@ impl JetTable {
     /// unless the handle's options are writable).
     pub fn with_handle(table: Table, db: Database, handle: Arc<JetHandle>) -> Self {
         let defaults = crate::defaults::column_defaults(&table.schema());
+        let complex = Arc::new(ComplexLists::new(&table, &db));
         JetTable {
             table,
             db,
+            complex,
             options: handle.options().clone(),
             handle: Some(handle),
             defaults,
@@ -117,6 +124,36 @@ impl JetTable {
         }
     }
 
+    /// Refuses a write that would have to store complex values (or, for
+    /// `INSERT`, a new row's complex id; for `DELETE`, drop a row's hidden
+    /// values): `columns` are the complex columns it names.
+    fn refuse_complex(&self, what: &str, columns: &[&str], why: &str) -> Result<()> {
+        match columns {
+            [] => Ok(()),
+            cols => Err(datafusion::error::DataFusionError::Plan(format!(
+                "{what} on table {:?} is refused: complex column{} {} ({why})",
+                self.table.name(),
+                if cols.len() == 1 { "" } else { "s" },
+                cols.iter()
+                    .map(|c| format!("{c:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+
+    /// The names of every complex column of the table.
+    fn complex_names(&self) -> Vec<&str> {
+        self.table
+            .def()
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.complex.is_complex(*i))
+            .map(|(_, c)| c.name.as_str())
+            .collect()
+    }
+
     fn predicate(
         &self,
         state: &dyn Session,
@@ -124,6 +161,11 @@ impl JetTable {
         what: &str,
     ) -> Result<Option<Arc<dyn datafusion::physical_expr::PhysicalExpr>>> {
         crate::statement::check_filters(state, what, self.table.name(), filters)?;
+        self.refuse_complex(
+            what,
+            &self.complex.referenced(&self.table, filters),
+            "a WHERE clause of a write cannot read complex values yet",
+        )?;
         let Some(p) = conjunction(filters.iter().cloned()) else {
             return Ok(None);
         };
@@ -159,6 +201,11 @@ impl JetTable {
         &self.table
     }
 
+    /// The table's complex columns as this provider types them (lists).
+    pub fn complex_lists(&self) -> &Arc<ComplexLists> {
+        &self.complex
+    }
+
     fn seekable(&self, e: &Expr) -> Option<(usize, Constraint, usize)> {
         seekable(&self.table, self.db.version(), self.options.pushdown, e)
     }
@@ -177,6 +224,10 @@ pub(crate) fn seekable(
         return None;
     }
     let (col, c) = analyze(e, table)?;
+    // a complex column's stored value is an id, not what SQL compares
+    if table.def().columns.get(col)?.jet_type == jet_storage::JetType::Complex {
+        return None;
+    }
     let idx = index_for(table, col)?;
     // an IgnoreNulls index has no entries for NULL keys
     let ignores_nulls = table.def().real_indexes[idx].flags & 0x02 != 0;
@@ -394,7 +445,7 @@ fn describe(lo: &Bound<KeyValue>, hi: &Bound<KeyValue>) -> String {
 #[async_trait]
 impl TableProvider for JetTable {
     fn schema(&self) -> SchemaRef {
-        self.table.schema()
+        self.complex.schema()
     }
 
     fn table_type(&self) -> TableType {
@@ -429,6 +480,15 @@ impl TableProvider for JetTable {
         insert_op: InsertOp,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let handle = self.write_handle()?;
+        // Access (and Jackcess, ColumnImpl.ComplexTypeAutoNumberGenerator)
+        // gives each new row a complex id from the table's own counter
+        // even when it has no values; this writer does not keep that
+        // counter, so it writes no row Access would read differently.
+        self.refuse_complex(
+            "INSERT",
+            &self.complex_names(),
+            "a new row needs a complex id from the table's complex-id counter, which jetsql does not maintain yet",
+        )?;
         if insert_op != InsertOp::Append {
             return Err(datafusion::error::DataFusionError::Plan(format!(
                 "{insert_op} is not supported for Jet tables; use INSERT INTO"
@@ -457,6 +517,11 @@ impl TableProvider for JetTable {
         filters: Vec<Expr>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let handle = self.write_handle()?;
+        self.refuse_complex(
+            "DELETE",
+            &self.complex_names(),
+            "deleting a row must delete its values from the hidden tables, which jetsql does not do yet",
+        )?;
         let predicate = self.predicate(state, &filters, "DELETE")?;
         Ok(Arc::new(JetDmlExec::new(
             handle,
@@ -474,6 +539,22 @@ impl TableProvider for JetTable {
         filters: Vec<Expr>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let handle = self.write_handle()?;
+        let targets: Vec<&str> = self
+            .complex_names()
+            .into_iter()
+            .filter(|c| assignments.iter().any(|(n, _)| n.eq_ignore_ascii_case(c)))
+            .collect();
+        self.refuse_complex(
+            "UPDATE",
+            &targets,
+            "setting complex values is not supported yet",
+        )?;
+        let values: Vec<Expr> = assignments.iter().map(|(_, e)| e.clone()).collect();
+        self.refuse_complex(
+            "UPDATE",
+            &self.complex.referenced(&self.table, &values),
+            "a SET expression cannot read complex values yet",
+        )?;
         let predicate = self.predicate(state, &filters, "UPDATE")?;
         let df_schema = DFSchema::try_from(self.table.schema().as_ref().clone())?;
         let mut set = Vec::new();
@@ -526,10 +607,7 @@ impl TableProvider for JetTable {
         let recheck = match &predicate {
             None => None,
             Some(pred) => {
-                let decoded_schema = self
-                    .table
-                    .projected_schema(decoded.as_deref())
-                    .map_err(crate::to_df)?;
+                let decoded_schema = self.complex.projected_schema(decoded.as_deref())?;
                 let df_schema = DFSchema::try_from(decoded_schema.as_ref().clone())?;
                 Some(Recheck {
                     predicate: state.create_physical_expr(pred.clone(), &df_schema)?,
@@ -544,6 +622,7 @@ impl TableProvider for JetTable {
                     JetScanExec::try_new(
                         self.table.clone(),
                         self.db.clone(),
+                        self.complex.clone(),
                         projection.cloned(),
                         limit,
                         partitions,
@@ -557,6 +636,7 @@ impl TableProvider for JetTable {
             let scan: Arc<dyn ExecutionPlan> = Arc::new(JetScanExec::try_new(
                 self.table.clone(),
                 self.db.clone(),
+                self.complex.clone(),
                 decoded,
                 None,
                 partitions,
@@ -570,9 +650,8 @@ impl TableProvider for JetTable {
         })?;
         if seek.ranges.is_empty() {
             return Ok(Arc::new(datafusion::physical_plan::empty::EmptyExec::new(
-                self.table
-                    .projected_schema(projection.map(|p| p.as_slice()))
-                    .map_err(crate::to_df)?,
+                self.complex
+                    .projected_schema(projection.map(|p| p.as_slice()))?,
             )));
         }
         // one plan node for every range: one descent, then the leaves in
@@ -581,6 +660,7 @@ impl TableProvider for JetTable {
             IndexSeekExec::try_new(
                 self.table.clone(),
                 self.db.clone(),
+                self.complex.clone(),
                 seek.index,
                 name,
                 seek.label,

@@ -1,6 +1,9 @@
 //! `jetsql export`: every user table of a database to one file each, in
 //! Parquet, Arrow IPC or CSV, with a progress bar (data pages and rows)
-//! when standard error is a terminal.
+//! when standard error is a terminal. Complex columns (attachments,
+//! multi-value lists, version histories) are written as the provider
+//! types them: Arrow lists in Parquet and Arrow files, text in CSV (see
+//! [`crate::lists_text`]).
 
 use crate::session::{OpenRequest, open_database};
 use datafusion::arrow::array::RecordBatch;
@@ -111,7 +114,8 @@ impl Writer {
             ),
             ExportFormat::Csv => {
                 let mut out = out;
-                let header = csv_header(schema).map_err(|e| e.to_string())?;
+                let text = crate::lists_text::text_schema(schema);
+                let header = csv_header(&text).map_err(|e| e.to_string())?;
                 out.write_all(&header).map_err(|e| e.to_string())?;
                 Writer::Csv(out)
             }
@@ -125,7 +129,8 @@ impl Writer {
             (Writer::Arrow(w), Item::Batch(b)) => w.write(b).map_err(|e| e.to_string()),
             (Writer::Csv(w), Item::Csv(bytes)) => w.write_all(bytes).map_err(|e| e.to_string()),
             (Writer::Csv(w), Item::Batch(b)) => {
-                let bytes = csv_rows(b).map_err(|e| e.to_string())?;
+                let b = crate::lists_text::lists_as_text(b).map_err(|e| e.to_string())?;
+                let bytes = csv_rows(&b).map_err(|e| e.to_string())?;
                 w.write_all(&bytes).map_err(|e| e.to_string())
             }
             (_, Item::Csv(_)) => Err("CSV lines given to a Parquet or Arrow writer".into()),
@@ -220,7 +225,19 @@ pub fn export(
         bar.set_prefix(name.clone());
         let path = dir.join(file_name(&name, format));
         let partial = path.with_extension(format!("{}.partial", format.extension()));
-        let schema = t.schema();
+        let shown = jet_storage::error::printable(&name);
+        // complex ids become lists (reading the hidden tables) only for a
+        // table that has complex columns
+        let complex = db
+            .complex_columns(&t)
+            .map_err(|e| format!("{shown}: {e}"))?;
+        let all: Vec<usize> = (0..t.schema().fields().len()).collect();
+        let mut lists = jet_storage::complex::ListExpander::new(&db, &complex, &t.schema(), &all);
+        let schema = match &lists {
+            Some(l) => l.schema(),
+            None => t.schema(),
+        };
+        let expanding = lists.is_some();
         let f = File::create(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
         let mut w = Writer::new(format, f, &schema)?;
         let mut rows = 0usize;
@@ -233,23 +250,26 @@ pub fn export(
             |b| {
                 let n = b.num_rows();
                 Ok::<_, SendError>(match format {
-                    ExportFormat::Csv => (n, Item::Csv(csv_rows(&b)?)),
+                    ExportFormat::Csv if !expanding => (n, Item::Csv(csv_rows(&b)?)),
                     _ => (n, Item::Batch(b)),
                 })
             },
             |items, run_pages| {
-                for (n, item) in &items {
+                for (n, item) in items {
                     rows += n;
-                    w.write(item).map_err(SendError::from)?;
+                    let item = match (&mut lists, item) {
+                        (Some(l), Item::Batch(b)) => Item::Batch(l.expand(&b)?),
+                        (_, item) => item,
+                    };
+                    w.write(&item).map_err(SendError::from)?;
                 }
                 bar.set_message((all_rows + rows).to_string());
                 bar.inc(run_pages as u64);
                 Ok(())
             },
         )
-        .map_err(|e| format!("{}: {e}", jet_storage::error::printable(&name)))?;
-        w.finish()
-            .map_err(|e| format!("{}: {e}", jet_storage::error::printable(&name)))?;
+        .map_err(|e| format!("{shown}: {e}"))?;
+        w.finish().map_err(|e| format!("{shown}: {e}"))?;
         std::fs::rename(&partial, &path).map_err(|e| format!("{}: {e}", path.display()))?;
         all_rows += rows;
         done.push(Exported {

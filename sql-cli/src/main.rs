@@ -7,10 +7,12 @@
 //! `repl` is the interactive loop; `export` writes tables to files;
 //! `legacy` keeps the storage-level subcommands.
 
+mod attachments;
 mod errors;
 mod export;
 mod export_views;
 mod legacy;
+mod lists_text;
 mod meta;
 mod output;
 mod password;
@@ -172,6 +174,23 @@ enum Command {
         /// Write the decrypted copy here (a new file) instead of replacing FILE.
         #[arg(short = 'o', long, value_name = "OUT")]
         output: Option<PathBuf>,
+    },
+    /// Write every attachment of a table as a file:
+    /// DIR/<table>/<column>/<key>/<file name>, <key> the row's primary key
+    /// (a one-column key) or row-<n>; names from the file are made safe
+    /// (no separators, `..`, device names), existing files are never
+    /// replaced.
+    Attachments {
+        /// Database file.
+        file: PathBuf,
+        /// The table (names match ignoring case).
+        table: String,
+        /// Only this attachment column (default: every one).
+        #[arg(long, value_name = "COLUMN")]
+        column: Option<String>,
+        /// Target directory (created if missing).
+        #[arg(long, value_name = "DIR")]
+        to: PathBuf,
     },
     #[command(flatten)]
     Storage(legacy::Cmd),
@@ -336,6 +355,18 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             let mut shell = shell::Shell::new(session, dbs, Format::Table, false, cli.max_rows)
                 .map_err(|e| format!("cannot start the runtime: {e}"))?;
             shell.run_text(&format!("\\d \"{}\"", table.replace('"', "")))?;
+            return Ok(());
+        }
+        Some(Command::Attachments {
+            file,
+            table,
+            column,
+            to,
+        }) => {
+            let w = attachments::write_attachments(&file, &table, column.as_deref(), &to, &req)?;
+            for (path, bytes) in &w.files {
+                out_line(format_args!("{}\t{bytes} bytes", path.display()))?;
+            }
             return Ok(());
         }
         Some(Command::Storage(cmd)) => return legacy::run(cmd, &req).map_err(|e| e.to_string()),

@@ -174,8 +174,10 @@ impl<W: Write> Sink<W> {
         Ok((self.out, self.rows, omitted))
     }
 
-    /// Writes `batch` as CSV, with the header before the first batch.
+    /// Writes `batch` as CSV, with the header before the first batch;
+    /// list columns as text (see [`crate::lists_text`]).
     fn write_csv(&mut self, batch: &RecordBatch) -> Result<()> {
+        let batch = &crate::lists_text::lists_as_text(batch).map_err(arrow_err)?;
         let mut w = datafusion::arrow::csv::WriterBuilder::new()
             .with_header(!self.started)
             .with_null(self.csv_null.clone())

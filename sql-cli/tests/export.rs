@@ -18,17 +18,27 @@ fn jetsql() -> Command {
     Command::cargo_bin("jetsql").expect("the jetsql binary is built")
 }
 
-/// Every table of `db` scanned directly, or the first error.
+/// Every table of `db` scanned directly (complex ids turned into lists by
+/// storage's expander), or the first error.
 fn direct(db: &Database) -> Result<BTreeMap<String, (SchemaRef, RecordBatch)>, String> {
     let mut out = BTreeMap::new();
     for name in db.table_names() {
         let t = db.table(&name).map_err(|e| e.to_string())?;
-        let schema = t.schema();
+        let complex = db.complex_columns(&t).map_err(|e| e.to_string())?;
+        let all: Vec<usize> = (0..t.schema().fields().len()).collect();
+        let mut lists = jet_storage::complex::ListExpander::new(db, &complex, &t.schema(), &all);
+        let schema = lists.as_ref().map_or(t.schema(), |l| l.schema());
         let batches = t
             .scan(ScanOptions::default())
             .map_err(|e| e.to_string())?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
+            .map(|b| {
+                let b = b.map_err(|e| e.to_string())?;
+                match lists.as_mut() {
+                    Some(l) => l.expand(&b).map_err(|e| e.to_string()),
+                    None => Ok(b),
+                }
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         let all = concat_batches(&schema, &batches).map_err(|e| e.to_string())?;
         out.insert(name, (schema, all));
     }

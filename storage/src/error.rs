@@ -350,6 +350,24 @@ pub enum ComplexError {
         /// The kind asked for.
         asked: &'static str,
     },
+    /// Two parent rows read together hold the same complex id, which has
+    /// values: Access gives every row its own id, so the file is damaged
+    /// (reading both would decode the same hidden rows twice).
+    #[error(
+        "table {table:?}, complex column {column:?}: complex id {complex_id} is held by two rows (rows {} and {} of one batch); every row owns its own values, so the file is damaged",
+        rows.0,
+        rows.1
+    )]
+    SharedId {
+        /// Table name.
+        table: String,
+        /// Column name.
+        column: String,
+        /// The shared complex id.
+        complex_id: i32,
+        /// The two rows, as positions in the batch.
+        rows: (usize, usize),
+    },
     /// An attachment's stored `FileData` does not decode: a bad wrapper or
     /// header, a damaged zlib stream, or content longer or shorter than its
     /// header states.

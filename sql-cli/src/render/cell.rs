@@ -155,8 +155,47 @@ pub fn cell_text(a: &dyn Array, row: usize, null: &str) -> String {
             timestamp_text(a, row, *unit).unwrap_or_else(|| fallback(a, row))
         }
         DataType::Decimal128(_, scale) => decimal_text(a, row, *scale),
+        DataType::List(_) => list_text(a.as_list::<i32>().value(row).as_ref(), null),
+        DataType::LargeList(_) => list_text(a.as_list::<i64>().value(row).as_ref(), null),
         _ => escape_text(&fallback(a, row)),
     }
+}
+
+/// A list (one cell's elements) in brief: attachments (structs with a
+/// `file_name`) as `<2 attachments: x.png, y.txt>`, a version history
+/// (structs with a `value` and a `modified`) as `<3 versions, newest:
+/// text>`, other lists as `{a, b}` with each element shown as a cell.
+fn list_text(values: &dyn Array, null: &str) -> String {
+    let n = values.len();
+    let plural = |one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+    if let DataType::Struct(fields) = values.data_type() {
+        let s = values.as_struct();
+        let field = |name: &str| {
+            fields
+                .iter()
+                .position(|f| f.name() == name)
+                .map(|i| s.column(i).as_ref())
+        };
+        if let Some(names) = field("file_name") {
+            if n == 0 {
+                return "<no attachments>".into();
+            }
+            let listed: Vec<String> = (0..n).map(|r| cell_text(names, r, null)).collect();
+            return format!("<{}: {}>", plural("attachment"), listed.join(", "));
+        }
+        if let (Some(text), Some(_)) = (field("value"), field("modified")) {
+            if n == 0 {
+                return "<no versions>".into();
+            }
+            return format!(
+                "<{}, newest: {}>",
+                plural("version"),
+                cell_text(text, 0, null)
+            );
+        }
+    }
+    let items: Vec<String> = (0..n).map(|r| cell_text(values, r, null)).collect();
+    format!("{{{}}}", items.join(", "))
 }
 
 fn fallback(a: &dyn Array, row: usize) -> String {
@@ -173,6 +212,63 @@ mod tests {
     use datafusion::arrow::array::{
         BinaryArray, Decimal128Array, StringArray, TimestampMicrosecondArray,
     };
+
+    #[test]
+    fn lists_in_brief() {
+        use datafusion::arrow::array::{
+            ArrayRef, Int32Array, LargeBinaryArray, ListArray, StructArray,
+            TimestampMicrosecondArray,
+        };
+        use datafusion::arrow::buffer::OffsetBuffer;
+        use datafusion::arrow::datatypes::{Field, Fields};
+        use std::sync::Arc;
+        let list = |values: ArrayRef, offsets: Vec<i32>| {
+            let item = Arc::new(Field::new("item", values.data_type().clone(), true));
+            ListArray::new(item, OffsetBuffer::new(offsets.into()), values, None)
+        };
+        let multi = list(
+            Arc::new(StringArray::from(vec![Some("a"), Some("b\nc"), None])),
+            vec![0, 3, 3],
+        );
+        assert_eq!(cell_text(&multi, 0, "NULL"), "{a, b↵c, NULL}");
+        assert_eq!(cell_text(&multi, 1, "NULL"), "{}");
+        let names: ArrayRef = Arc::new(StringArray::from(vec!["x.png", "y.txt", "z.doc"]));
+        let data: ArrayRef = Arc::new(LargeBinaryArray::from_vec(vec![b"1", b"2", b"3"]));
+        let files = StructArray::new(
+            Fields::from(vec![
+                Field::new("file_name", DataType::Utf8, true),
+                Field::new("file_data", DataType::LargeBinary, true),
+            ]),
+            vec![names, data],
+            None,
+        );
+        let attach = list(Arc::new(files), vec![0, 2, 3, 3]);
+        assert_eq!(
+            cell_text(&attach, 0, "NULL"),
+            "<2 attachments: x.png, y.txt>"
+        );
+        assert_eq!(cell_text(&attach, 1, "NULL"), "<1 attachment: z.doc>");
+        assert_eq!(cell_text(&attach, 2, "NULL"), "<no attachments>");
+        let versions = StructArray::new(
+            Fields::from(vec![
+                Field::new("value", DataType::Utf8, true),
+                Field::new(
+                    "modified",
+                    DataType::Timestamp(TimeUnit::Microsecond, None),
+                    true,
+                ),
+            ]),
+            vec![
+                Arc::new(StringArray::from(vec!["new", "old"])),
+                Arc::new(TimestampMicrosecondArray::from(vec![2, 1])),
+            ],
+            None,
+        );
+        let history = list(Arc::new(versions), vec![0, 2]);
+        assert_eq!(cell_text(&history, 0, "NULL"), "<2 versions, newest: new>");
+        let ints = list(Arc::new(Int32Array::from(vec![1, 2])), vec![0, 2]);
+        assert_eq!(cell_text(&ints, 0, "NULL"), "{1, 2}");
+    }
 
     #[test]
     fn text_keeps_to_its_line() {

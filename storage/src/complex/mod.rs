@@ -36,9 +36,13 @@
 //! ```
 
 mod attachment;
+mod lists;
 mod values;
 
 pub use attachment::{MAX_ATTACHMENT_LEN, decode_file_data};
+pub use lists::{
+    COMPLEX_METADATA_KEY, ListExpander, attachment_fields, list_schema, version_fields,
+};
 pub use values::{Attachment, ComplexValues, Version};
 
 use crate::catalog::ObjectKind;
@@ -122,6 +126,9 @@ pub(crate) struct FlatLayout {
     /// attachment `[url, name, type, data, timestamp, flags]` (any may be
     /// absent in a damaged template); unsupported `[]`.
     pub parts: Vec<Option<usize>>,
+    /// The Arrow type of a multi-value column's value (as a scan of the
+    /// flat table gives it); `None` for the other kinds.
+    pub value_type: Option<DataType>,
 }
 
 /// The hidden tables that hold the values of `columns`: each flat table
@@ -406,7 +413,19 @@ fn classify(template: &Table, flat: &Table) -> Result<(ComplexKind, FlatLayout),
             template.name()
         ));
     }
-    Ok((kind, FlatLayout { fk, pk, parts }))
+    let value_type = match (&kind, parts.first().copied().flatten()) {
+        (ComplexKind::MultiValue(_), Some(p)) => Some(flat.schema().field(p).data_type().clone()),
+        _ => None,
+    };
+    Ok((
+        kind,
+        FlatLayout {
+            fk,
+            pk,
+            parts,
+            value_type,
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -427,6 +446,7 @@ mod tests {
                 fk: 0,
                 pk: None,
                 parts: Vec::new(),
+                value_type: None,
             },
         }
     }

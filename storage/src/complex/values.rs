@@ -59,7 +59,7 @@ pub struct Version {
 #[derive(Debug)]
 pub struct ComplexValues {
     db: Database,
-    column: ComplexColumn,
+    pub(super) column: ComplexColumn,
     index: Option<FlatIndex>,
 }
 
@@ -137,20 +137,7 @@ impl ComplexValues {
             let file_data = match col(slots[4]).and_then(|a| binary_at(a, r)) {
                 None => None,
                 Some(blob) => Some(super::decode_file_data(blob).map_err(|what| {
-                    let bm = bookmarks
-                        .get(r)
-                        .copied()
-                        .unwrap_or(Bookmark { page: 0, row: 0 });
-                    Error::from(ComplexError::DamagedAttachment {
-                        table: self.column.table.clone(),
-                        column: self.column.column.clone(),
-                        complex_id: id,
-                        attachment_id,
-                        flat_table: self.column.flat_table.clone(),
-                        page: bm.page,
-                        row: bm.row,
-                        what,
-                    })
+                    self.damaged(id, attachment_id, bookmarks.get(r).copied(), what)
                 })?),
             };
             out.push(Attachment {
@@ -210,7 +197,29 @@ impl ComplexValues {
         .into())
     }
 
-    fn unresolved(&self, what: &str) -> Error {
+    /// A [`ComplexError::DamagedAttachment`] for the attachment at `bm`.
+    pub(crate) fn damaged(
+        &self,
+        complex_id: i32,
+        attachment_id: Option<i32>,
+        bm: Option<Bookmark>,
+        what: String,
+    ) -> Error {
+        let bm = bm.unwrap_or(Bookmark { page: 0, row: 0 });
+        ComplexError::DamagedAttachment {
+            table: self.column.table.clone(),
+            column: self.column.column.clone(),
+            complex_id,
+            attachment_id,
+            flat_table: self.column.flat_table.clone(),
+            page: bm.page,
+            row: bm.row,
+            what,
+        }
+        .into()
+    }
+
+    pub(crate) fn unresolved(&self, what: &str) -> Error {
         ComplexError::Unresolved {
             table: self.column.table.clone(),
             column: self.column.column.clone(),
@@ -221,7 +230,7 @@ impl ComplexValues {
 
     /// The row addresses of complex id `id`, indexing the flat table first
     /// when not done yet.
-    fn bookmarks(&mut self, id: i32) -> Result<&[Bookmark]> {
+    pub(crate) fn bookmarks(&mut self, id: i32) -> Result<&[Bookmark]> {
         if self.index.is_none() {
             self.index = Some(self.build_index()?);
         }
@@ -259,6 +268,22 @@ impl ComplexValues {
     /// complex id `id`, each as one array, and those rows' addresses.
     fn fetch(&mut self, id: i32, projection: &[usize]) -> Result<(Vec<ArrayRef>, Vec<Bookmark>)> {
         let bookmarks = self.bookmarks(id)?.to_vec();
+        let arrays = self.fetch_rows(&bookmarks, projection)?;
+        Ok((arrays, bookmarks))
+    }
+
+    /// The columns at `projection` (flat-table positions) of the flat
+    /// table's rows at `bookmarks` (addresses [`Self::bookmarks`] gave),
+    /// in that order, each as one array.
+    pub(crate) fn fetch_rows(
+        &mut self,
+        bookmarks: &[Bookmark],
+        projection: &[usize],
+    ) -> Result<Vec<ArrayRef>> {
+        if self.index.is_none() {
+            self.index = Some(self.build_index()?);
+        }
+        let bookmarks = bookmarks.to_vec();
         let Some(index) = self.index.as_ref() else {
             return Err(self.unresolved("the flat table was not indexed"));
         };
@@ -280,13 +305,13 @@ impl ComplexValues {
             batches.push(b.map_err(|e| e.in_table(name))?);
         }
         let batch = arrow_select::concat::concat_batches(&schema, &batches)?;
-        Ok((batch.columns().to_vec(), bookmarks))
+        Ok(batch.columns().to_vec())
     }
 }
 
 /// The distinct present positions of `wanted` (a projection), and for each
 /// wanted entry its slot in that projection.
-fn distinct(wanted: &[Option<usize>]) -> (Vec<usize>, Vec<Option<usize>>) {
+pub(crate) fn distinct(wanted: &[Option<usize>]) -> (Vec<usize>, Vec<Option<usize>>) {
     let mut projection: Vec<usize> = Vec::new();
     let slots = wanted
         .iter()
@@ -305,7 +330,7 @@ fn distinct(wanted: &[Option<usize>]) -> (Vec<usize>, Vec<Option<usize>>) {
 }
 
 /// The bytes at row `r` of a binary array, `None` when NULL.
-fn binary_at(a: &ArrayRef, r: usize) -> Option<&[u8]> {
+pub(crate) fn binary_at(a: &ArrayRef, r: usize) -> Option<&[u8]> {
     if r >= a.len() || a.is_null(r) {
         return None;
     }
@@ -317,7 +342,7 @@ fn binary_at(a: &ArrayRef, r: usize) -> Option<&[u8]> {
 }
 
 /// The microsecond timestamp at row `r`, `None` when NULL or another type.
-fn micros_at(a: &ArrayRef, r: usize) -> Option<i64> {
+pub(crate) fn micros_at(a: &ArrayRef, r: usize) -> Option<i64> {
     (a.data_type() == &DataType::Timestamp(TimeUnit::Microsecond, None)
         && r < a.len()
         && !a.is_null(r))
