@@ -255,10 +255,8 @@ fn access_97_schema_changes_are_refused_by_name() {
         std::fs::read(root.join("mdbtools/nwind.mdb")).unwrap(),
     )
     .unwrap();
-    let refusals: Vec<(
-        &str,
-        Box<dyn Fn(&mut jet_storage::Transaction<'_>) -> Result<(), WriteError>>,
-    )> = vec![
+    type Change = Box<dyn Fn(&mut jet_storage::Transaction<'_>) -> Result<(), WriteError>>;
+    let refusals: Vec<(&str, Change)> = vec![
         (
             "CREATE TABLE",
             Box::new(|tx: &mut jet_storage::Transaction<'_>| tx.create_table(&spec()).map(|_| ())),
