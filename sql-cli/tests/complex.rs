@@ -255,9 +255,9 @@ for (const name of reader.getTableNames({ normalTables: true, systemTables: true
     )
 }
 
-/// The rows of `Table1` in file order as mdb-export lists them: each
-/// row's `attach-data` complex id (so row N of the layout is known).
-fn attach_ids_in_row_order(file: &Path) -> Option<Vec<i32>> {
+/// The rows of `Table1` as mdb-export lists them: each row's `id` (its
+/// primary key, the layout's key) and `attach-data` complex id.
+fn attach_ids_in_row_order(file: &Path) -> Option<Vec<(String, i32)>> {
     let (program, _) = jet_tests::require_mdb_export()?;
     let out = std::process::Command::new(program)
         .arg(file)
@@ -266,15 +266,15 @@ fn attach_ids_in_row_order(file: &Path) -> Option<Vec<i32>> {
         .unwrap();
     assert!(out.status.success());
     let mut r = csv::Reader::from_reader(out.stdout.as_slice());
-    let at = r
-        .headers()
-        .unwrap()
-        .iter()
-        .position(|h| h == "attach-data")
-        .unwrap();
+    let headers = r.headers().unwrap().clone();
+    let at = |n: &str| headers.iter().position(|h| h == n).unwrap();
+    let (id, attach) = (at("id"), at("attach-data"));
     Some(
         r.records()
-            .map(|rec| rec.unwrap()[at].parse().unwrap())
+            .map(|rec| {
+                let rec = rec.unwrap();
+                (rec[id].to_string(), rec[attach].parse().unwrap())
+            })
             .collect(),
     )
 }
@@ -297,7 +297,8 @@ fn files_under(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-/// `jetsql attachments` writes DIR/Table1/attach-data/row-N/<name> for
+/// `jetsql attachments` writes DIR/Table1/attach-data/<id>/<name> (`id`
+/// is Table1's one-column primary key) for
 /// every attachment, each byte-identical to mdb-reader's decoding (and to
 /// Jackcess's TEST_BYTES / TEST2_BYTES); it never replaces a file.
 #[test]
@@ -325,11 +326,8 @@ fn attachments_command_writes_files_as_mdb_reader_decodes_them() {
     );
     let mut want = BTreeMap::new();
     for (id, name, bytes) in &oracle {
-        let row = order.iter().position(|x| x == id).unwrap() + 1;
-        want.insert(
-            format!("{TABLE}/attach-data/row-{row}/{name}"),
-            bytes.clone(),
-        );
+        let key = &order.iter().find(|(_, a)| a == id).unwrap().0;
+        want.insert(format!("{TABLE}/attach-data/{key}/{name}"), bytes.clone());
     }
     assert_eq!(want.len(), 3, "Jackcess: two files in row 2, one in row 4");
     let got = files_under(dir.path());

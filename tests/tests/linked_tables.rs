@@ -134,7 +134,12 @@ async fn ucanaccess_links_match_mdb_export_of_the_targets() {
             Vec::new()
         } else {
             let b = one(&got);
-            let c = b.column(0).as_string::<i32>();
+            let c = datafusion::arrow::compute::cast(
+                b.column(0),
+                &datafusion::arrow::datatypes::DataType::Utf8,
+            )
+            .unwrap();
+            let c = c.as_string::<i32>();
             (0..c.len())
                 .map(|i| {
                     if c.is_null(i) {
