@@ -77,11 +77,9 @@ fn open_file(
         ..OpenOptions::default()
     };
     let db = jet_storage::Database::open(path, options).map_err(|e| open_error(path, &e))?;
-    let session = crate::session::new_session(
-        jet_provider::frontdoor::default_memory_limit(),
-        dialect,
-    )
-    .map_err(|e| from_df(&e))?;
+    let session =
+        crate::session::new_session(jet_provider::frontdoor::default_memory_limit(), dialect)
+            .map_err(|e| from_df(&e))?;
     let jet = JetOptions {
         writable,
         password: password.map(Password::from),
@@ -254,12 +252,7 @@ impl Database {
 
     /// The names of the user tables, in catalog order.
     fn tables(&self) -> PyResult<Vec<String>> {
-        self.with_open(|o| {
-            Ok(o.handle
-                .database()
-                .map_err(|e| from_df(&e))?
-                .table_names())
-        })
+        self.with_open(|o| Ok(o.handle.database().map_err(|e| from_df(&e))?.table_names()))
     }
 
     /// The Arrow schema of table `name`, with the Jet metadata of each
@@ -383,10 +376,7 @@ impl Database {
             .jet_table(name)
             .map_err(|e| from_df(&e))?
             .ok_or_else(|| {
-                errors::Error::new_err(format!(
-                    "{}: no table named {name:?}",
-                    self.path.display()
-                ))
+                errors::Error::new_err(format!("{}: no table named {name:?}", self.path.display()))
             })?;
         Ok(crate::provider::TableProvider::new(table))
     }

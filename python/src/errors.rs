@@ -13,8 +13,8 @@
 
 use datafusion::arrow::error::ArrowError;
 use datafusion::error::DataFusionError;
-use jet_storage::{CryptError, Error as JetError, FormatError, JournalError, SchemaError};
 use jet_storage::write::WriteError;
+use jet_storage::{CryptError, Error as JetError, FormatError, JournalError, SchemaError};
 use pyo3::PyErr;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -73,9 +73,9 @@ impl Kind {
 pub fn storage_kind(e: &JetError) -> Kind {
     match e {
         JetError::InTable { source, .. } => storage_kind(source),
-        JetError::Crypt(
-            CryptError::WrongPassword { .. } | CryptError::PasswordRequired { .. },
-        ) => Kind::Password,
+        JetError::Crypt(CryptError::WrongPassword { .. } | CryptError::PasswordRequired { .. }) => {
+            Kind::Password
+        }
         JetError::Crypt(CryptError::DamagedHeader { .. }) => Kind::Corrupt,
         JetError::Format(f) => format_kind(f),
         JetError::Schema(SchemaError::BadTdef { .. }) => Kind::Corrupt,
