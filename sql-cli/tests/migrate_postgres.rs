@@ -109,7 +109,9 @@ fn ours(v: Option<&str>, jet: JetType, scale: i8) -> Ours {
         J::Byte | J::Integer | J::Long | J::BigInt => s.parse().map_or_else(|_| other(), Ours::Int),
         J::Single => s.parse().map_or_else(|_| other(), Ours::F32),
         J::Double => s.parse().map_or_else(|_| other(), Ours::F64),
-        J::Currency | J::Numeric => parse_decimal(s, scale).map_or_else(other, |d| Ours::Dec(d, scale)),
+        J::Currency | J::Numeric => {
+            parse_decimal(s, scale).map_or_else(other, |d| Ours::Dec(d, scale))
+        }
         J::DateTime => parse_timestamp(s).map_or_else(other, Ours::Micros),
         J::ExtDateTime => parse_timestamp(s).map_or_else(other, Ours::ExtMicros),
         J::Guid => Ours::Guid(s.to_string()),
@@ -122,8 +124,22 @@ fn ours(v: Option<&str>, jet: JetType, scale: i8) -> Ours {
     }
 }
 
+/// The column's name in PostgreSQL: its system column names (`ctid`, …)
+/// get a `_` appended (README, `jetsql migrate`).
+fn pg_name(t: &SourceTable, name: &str) -> String {
+    const SYSTEM: &[&str] = &["tableoid", "xmin", "cmin", "xmax", "cmax", "ctid"];
+    if !SYSTEM.iter().any(|s| s.eq_ignore_ascii_case(name)) {
+        return name.to_string();
+    }
+    let mut n = format!("{name}_");
+    while t.columns.iter().any(|c| c.0.eq_ignore_ascii_case(&n)) {
+        n.push('_');
+    }
+    n
+}
+
 fn read_table(pg: &Pg, path: &Path, t: &SourceTable) -> Result<Vec<Vec<Ours>>, String> {
-    let cols: Vec<String> = t.columns.iter().map(|c| quote(&c.0)).collect();
+    let cols: Vec<String> = t.columns.iter().map(|c| quote(&pg_name(t, &c.0))).collect();
     let scales: Vec<i8> = t
         .columns
         .iter()
@@ -167,7 +183,12 @@ fn pg_keys(pg: &Pg) -> Keys {
     );
     for r in pg.query(&sql).unwrap() {
         let t = r[0].clone().unwrap();
-        let c: Vec<String> = r[3].clone().unwrap().split(',').map(str::to_string).collect();
+        let c: Vec<String> = r[3]
+            .clone()
+            .unwrap()
+            .split(',')
+            .map(str::to_string)
+            .collect();
         if r[1].as_deref() == Some("t") {
             k.primary.insert((t, c));
         } else {
@@ -203,7 +224,11 @@ fn nwind_keeps_keys_indexes_relationships_and_counters() {
     let Some(nwind) = nwind() else { return };
     let pg = fresh_db(&admin);
     let out = migrate(&nwind, &pg.conninfo);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let ours = pg_keys(&pg);
     let theirs = mdb_schema_keys(&nwind);
     assert_eq!(ours.primary, theirs.primary, "primary keys");
@@ -217,7 +242,8 @@ fn nwind_keeps_keys_indexes_relationships_and_counters() {
     assert!(e.contains("foreign key"), "{e}");
     let before = pg.one("SELECT count(*) FROM \"Order Details\" WHERE \"OrderID\" = 10248");
     assert_ne!(before, "0");
-    pg.query("DELETE FROM \"Orders\" WHERE \"OrderID\" = 10248").unwrap();
+    pg.query("DELETE FROM \"Orders\" WHERE \"OrderID\" = 10248")
+        .unwrap();
     let after = pg.one("SELECT count(*) FROM \"Order Details\" WHERE \"OrderID\" = 10248");
     assert_eq!(after, "0", "the delete cascades as in Access");
     let (prog, _) = jet_tests::require_mdb_export().unwrap();
@@ -239,21 +265,21 @@ fn nwind_keeps_keys_indexes_relationships_and_counters() {
 #[test]
 fn every_readable_corpus_database_migrates_with_every_value() {
     let Some(admin) = admin() else { return };
-    let Some(files) = readable_corpus() else { return };
+    let Some(files) = readable_corpus() else {
+        return;
+    };
     if jet_tests::mdb_reader::require_mdb_reader().is_none()
         || jet_tests::require_mdb_export().is_none()
     {
         return;
     }
     let started = Instant::now();
-    let (mut tally, mut known_hits) = new_tally();
-    let mut failures = Vec::new();
-    let mut notes = Vec::new();
+    let mut run = Run::new();
     for (rel, path) in &files {
         let pg = fresh_db(&admin);
         let out = migrate(path, &pg.conninfo);
         if !out.status.success() {
-            failures.push(format!(
+            run.failures.push(format!(
                 "{rel}: migrate failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
             ));
@@ -263,30 +289,25 @@ fn every_readable_corpus_database_migrates_with_every_value() {
         let o = match oracles(path, &tables) {
             Ok(o) => o,
             Err(e) => {
-                notes.push(format!("{rel}: {e}"));
+                run.notes.push(format!("{rel}: {e}"));
                 continue;
             }
         };
-        tally.files += 1;
+        run.tally.files += 1;
         for t in &tables {
             match read_table(&pg, path, t) {
-                Ok(cols) => compare_table(
-                    rel,
-                    t,
-                    &cols,
-                    &o,
-                    &mut known_hits,
-                    &mut tally,
-                    &mut failures,
-                    &mut notes,
-                ),
-                Err(e) => failures.push(format!("{rel}: {:?}: {e}", t.name)),
+                Ok(cols) => compare_table(rel, t, &cols, &o, &mut run),
+                Err(e) => run.failures.push(format!("{rel}: {:?}: {e}", t.name)),
             }
         }
     }
     println!("{:.1?}", started.elapsed());
-    finish("PostgreSQL", &tally, &notes, &failures);
-    assert!(tally.files > 50 && tally.values > 40_000, "too little compared: {tally:?}");
+    run.finish("PostgreSQL");
+    assert!(
+        run.tally.files > 50 && run.tally.values > 40_000,
+        "too little compared: {:?}",
+        run.tally
+    );
 }
 
 #[test]
@@ -317,8 +338,14 @@ fn a_killed_migration_leaves_no_table() {
          AND query LIKE 'COPY \"Bench\"%'"
     );
     while pg.one(&copying) == "0" {
-        assert!(Instant::now() < deadline, "the migration never started copying");
-        assert!(child.try_wait().unwrap().is_none(), "finished before the kill");
+        assert!(
+            Instant::now() < deadline,
+            "the migration never started copying"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before the kill"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(200));
@@ -338,7 +365,11 @@ fn a_killed_migration_leaves_no_table() {
         "a killed migration left tables"
     );
     let out = migrate(&src, &pg.conninfo);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(pg.one("SELECT count(*) FROM \"Bench\""), rows.to_string());
 }
 
@@ -353,7 +384,11 @@ fn the_postgres_script_loads_in_psql() {
         .arg(&script)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let pg = fresh_db(&admin);
     let load = Command::new("psql")
         .arg("-v")
@@ -365,11 +400,15 @@ fn the_postgres_script_loads_in_psql() {
         .arg(&script)
         .output()
         .unwrap();
-    assert!(load.status.success(), "psql: {}", String::from_utf8_lossy(&load.stderr));
+    assert!(
+        load.status.success(),
+        "psql: {}",
+        String::from_utf8_lossy(&load.stderr)
+    );
     assert_eq!(pg_keys(&pg), mdb_schema_keys(&nwind));
     let (prog, _) = jet_tests::require_mdb_export().unwrap();
     for t in source_tables(&nwind) {
-        let csv = jet_tests::run_mdb_export(&prog, &[], &nwind, &t.name).unwrap();
+        let csv = jet_tests::run_mdb_export(&prog, ISO_ARGS, &nwind, &t.name).unwrap();
         let want = oracle_values::parse_csv(&csv.stdout).unwrap().rows.len();
         let got = pg.one(&format!("SELECT count(*) FROM {}", quote(&t.name)));
         assert_eq!(got, want.to_string(), "{}", t.name);
@@ -382,7 +421,11 @@ fn every_nwind_view_returns_jetsqls_rows() {
     let Some(nwind) = nwind() else { return };
     let pg = fresh_db(&admin);
     let out = migrate(&nwind, &pg.conninfo);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let views: Vec<String> = pg
         .query("SELECT viewname FROM pg_views WHERE schemaname = 'public' ORDER BY 1")
         .unwrap()

@@ -35,10 +35,12 @@ fn ours(v: ValueRef<'_>, jet: JetType, scale: i8) -> Ours {
         (ValueRef::Integer(i), J::Currency | J::Numeric) => {
             Ours::Dec(i128::from(i) * 10i128.pow(scale.max(0) as u32), scale)
         }
-        (ValueRef::Real(x), J::Currency | J::Numeric) => match parse_decimal(&format!("{x}"), scale) {
-            Some(d) => Ours::Dec(d, scale),
-            None => Ours::Other(format!("REAL {x}")),
-        },
+        (ValueRef::Real(x), J::Currency | J::Numeric) => {
+            match parse_decimal(&format!("{x}"), scale) {
+                Some(d) => Ours::Dec(d, scale),
+                None => Ours::Other(format!("REAL {x}")),
+            }
+        }
         (ValueRef::Text(t), J::Currency | J::Numeric) => {
             let s = String::from_utf8_lossy(t);
             match parse_decimal(&s, scale) {
@@ -74,7 +76,11 @@ fn read_table(conn: &Connection, path: &Path, t: &SourceTable) -> Result<Vec<Vec
             _ => 0,
         })
         .collect();
-    let sql = format!("SELECT {} FROM {} ORDER BY rowid", cols.join(", "), quote(&t.name));
+    let sql = format!(
+        "SELECT {} FROM {} ORDER BY rowid",
+        cols.join(", "),
+        quote(&t.name)
+    );
     let mut stmt = conn.prepare(&sql).map_err(|e| format!("{sql}: {e}"))?;
     let mut out = vec![Vec::new(); t.columns.len()];
     let mut rows = stmt.query([]).map_err(|e| e.to_string())?;
@@ -132,8 +138,10 @@ fn sqlite_keys(conn: &Connection) -> Keys {
                 .collect();
             k.indexes.insert((lt.clone(), cols, unique));
         }
-        let mut fks: std::collections::BTreeMap<i64, (String, Vec<String>, Vec<String>, bool, bool)> =
-            Default::default();
+        let mut fks: std::collections::BTreeMap<
+            i64,
+            (String, Vec<String>, Vec<String>, bool, bool),
+        > = Default::default();
         let rows: Vec<(i64, String, String, String, String, String)> = conn
             .prepare(
                 "SELECT id, \"table\", \"from\", \"to\", on_update, on_delete \
@@ -141,14 +149,27 @@ fn sqlite_keys(conn: &Connection) -> Keys {
             )
             .unwrap()
             .query_map([&t], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
             })
             .unwrap()
             .map(Result::unwrap)
             .collect();
         for (id, rt, from, to, upd, del) in rows {
             let e = fks.entry(id).or_insert_with(|| {
-                (rt.to_lowercase(), Vec::new(), Vec::new(), upd == "CASCADE", del == "CASCADE")
+                (
+                    rt.to_lowercase(),
+                    Vec::new(),
+                    Vec::new(),
+                    upd == "CASCADE",
+                    del == "CASCADE",
+                )
             });
             e.1.push(from.to_lowercase());
             e.2.push(to.to_lowercase());
@@ -166,7 +187,11 @@ fn nwind_keeps_keys_indexes_relationships_and_counters() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("nwind.sqlite");
     let out = migrate(&nwind, target.to_str().unwrap());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!dir.path().join(".nwind.sqlite.jetsql-partial").exists());
     let conn = Connection::open(&target).unwrap();
     let ours = sqlite_keys(&conn);
@@ -178,7 +203,9 @@ fn nwind_keeps_keys_indexes_relationships_and_counters() {
     // SQLite enforces them (with its foreign_keys switch on)
     conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
     let check: i64 = conn
-        .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0))
+        .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     assert_eq!(check, 0, "the migrated rows satisfy the foreign keys");
     let orphan = conn.execute(
@@ -190,12 +217,21 @@ fn nwind_keeps_keys_indexes_relationships_and_counters() {
     assert!(e.to_string().contains("FOREIGN KEY"), "{e}");
     // deleting an order cascades to its details, as in Access
     let details: i64 = conn
-        .query_row("SELECT count(*) FROM \"Order Details\" WHERE OrderID = 10248", [], |r| r.get(0))
+        .query_row(
+            "SELECT count(*) FROM \"Order Details\" WHERE OrderID = 10248",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert!(details > 0);
-    conn.execute("DELETE FROM Orders WHERE OrderID = 10248", []).unwrap();
+    conn.execute("DELETE FROM Orders WHERE OrderID = 10248", [])
+        .unwrap();
     let after: i64 = conn
-        .query_row("SELECT count(*) FROM \"Order Details\" WHERE OrderID = 10248", [], |r| r.get(0))
+        .query_row(
+            "SELECT count(*) FROM \"Order Details\" WHERE OrderID = 10248",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(after, 0);
     // the auto-number continues past the largest key mdb-export prints
@@ -208,7 +244,8 @@ fn nwind_keeps_keys_indexes_relationships_and_counters() {
         .filter_map(|r| r[0].as_deref()?.parse::<i64>().ok())
         .max()
         .unwrap();
-    conn.execute("INSERT INTO Orders (CustomerID) VALUES ('ALFKI')", []).unwrap();
+    conn.execute("INSERT INTO Orders (CustomerID) VALUES ('ALFKI')", [])
+        .unwrap();
     assert!(conn.last_insert_rowid() > max);
 }
 
@@ -216,7 +253,9 @@ use migrate_support::oracle_values;
 
 #[test]
 fn every_readable_corpus_database_migrates_with_every_value() {
-    let Some(files) = readable_corpus() else { return };
+    let Some(files) = readable_corpus() else {
+        return;
+    };
     if jet_tests::mdb_reader::require_mdb_reader().is_none()
         || jet_tests::require_mdb_export().is_none()
     {
@@ -224,14 +263,12 @@ fn every_readable_corpus_database_migrates_with_every_value() {
     }
     let started = Instant::now();
     let dir = tempfile::tempdir().unwrap();
-    let (mut tally, mut known_hits) = new_tally();
-    let mut failures = Vec::new();
-    let mut notes = Vec::new();
+    let mut run = Run::new();
     for (n, (rel, path)) in files.iter().enumerate() {
         let target = dir.path().join(format!("{n}.sqlite"));
         let out = migrate(path, target.to_str().unwrap());
         if !out.status.success() {
-            failures.push(format!(
+            run.failures.push(format!(
                 "{rel}: migrate failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
             ));
@@ -241,31 +278,26 @@ fn every_readable_corpus_database_migrates_with_every_value() {
         let o = match oracles(path, &tables) {
             Ok(o) => o,
             Err(e) => {
-                notes.push(format!("{rel}: {e}"));
+                run.notes.push(format!("{rel}: {e}"));
                 continue;
             }
         };
-        tally.files += 1;
+        run.tally.files += 1;
         let conn = Connection::open(&target).unwrap();
         for t in &tables {
             match read_table(&conn, path, t) {
-                Ok(cols) => compare_table(
-                    rel,
-                    t,
-                    &cols,
-                    &o,
-                    &mut known_hits,
-                    &mut tally,
-                    &mut failures,
-                    &mut notes,
-                ),
-                Err(e) => failures.push(format!("{rel}: {:?}: {e}", t.name)),
+                Ok(cols) => compare_table(rel, t, &cols, &o, &mut run),
+                Err(e) => run.failures.push(format!("{rel}: {:?}: {e}", t.name)),
             }
         }
     }
     println!("{:.1?}", started.elapsed());
-    finish("SQLite", &tally, &notes, &failures);
-    assert!(tally.files > 50 && tally.values > 40_000, "too little compared: {tally:?}");
+    run.finish("SQLite");
+    assert!(
+        run.tally.files > 50 && run.tally.values > 40_000,
+        "too little compared: {:?}",
+        run.tally
+    );
 }
 
 #[test]
@@ -291,8 +323,14 @@ fn a_killed_migration_leaves_no_target_file() {
     // kill it while rows are going in: the partial file has grown
     let deadline = Instant::now() + Duration::from_secs(60);
     while std::fs::metadata(&partial).map_or(0, |m| m.len()) < 2 << 20 {
-        assert!(Instant::now() < deadline, "the migration never started writing");
-        assert!(child.try_wait().unwrap().is_none(), "finished before the kill");
+        assert!(
+            Instant::now() < deadline,
+            "the migration never started writing"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before the kill"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     child.kill().unwrap();
@@ -300,7 +338,11 @@ fn a_killed_migration_leaves_no_target_file() {
     assert!(!target.exists(), "a killed migration left the target");
     // a new run replaces the leftover and completes
     let out = migrate(&src, target.to_str().unwrap());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!partial.exists());
     let conn = Connection::open(&target).unwrap();
     let n: i64 = conn
@@ -326,7 +368,11 @@ fn the_sqlite_script_loads_in_the_sqlite3_shell() {
         .arg(&script)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let db = dir.path().join("loaded.sqlite");
     let load = Command::new("sqlite3")
         .arg("-bail")
@@ -334,7 +380,11 @@ fn the_sqlite_script_loads_in_the_sqlite3_shell() {
         .stdin(std::fs::File::open(&script).unwrap())
         .output()
         .unwrap();
-    assert!(load.status.success(), "sqlite3: {}", String::from_utf8_lossy(&load.stderr));
+    assert!(
+        load.status.success(),
+        "sqlite3: {}",
+        String::from_utf8_lossy(&load.stderr)
+    );
     let conn = Connection::open(&db).unwrap();
     let keys = sqlite_keys(&conn);
     let theirs = mdb_schema_keys(&nwind);
@@ -342,10 +392,14 @@ fn the_sqlite_script_loads_in_the_sqlite3_shell() {
     // row counts as mdb-export counts them
     let (prog, _) = jet_tests::require_mdb_export().unwrap();
     for t in source_tables(&nwind) {
-        let csv = jet_tests::run_mdb_export(&prog, &[], &nwind, &t.name).unwrap();
+        let csv = jet_tests::run_mdb_export(&prog, ISO_ARGS, &nwind, &t.name).unwrap();
         let want = oracle_values::parse_csv(&csv.stdout).unwrap().rows.len() as i64;
         let got: i64 = conn
-            .query_row(&format!("SELECT count(*) FROM {}", quote(&t.name)), [], |r| r.get(0))
+            .query_row(
+                &format!("SELECT count(*) FROM {}", quote(&t.name)),
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(got, want, "{}", t.name);
     }
@@ -357,7 +411,11 @@ fn every_nwind_view_returns_jetsqls_rows() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("nwind.sqlite");
     let out = migrate(&nwind, target.to_str().unwrap());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let conn = Connection::open(&target).unwrap();
     let views: Vec<String> = conn
         .prepare("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name")
@@ -371,7 +429,9 @@ fn every_nwind_view_returns_jetsqls_rows() {
     let mut failures = Vec::new();
     for v in &views {
         let want = jetsql_rows(&nwind, v).unwrap();
-        let mut stmt = conn.prepare(&format!("SELECT * FROM {}", quote(v))).unwrap();
+        let mut stmt = conn
+            .prepare(&format!("SELECT * FROM {}", quote(v)))
+            .unwrap();
         let n = stmt.column_count();
         let mut got: Vec<Vec<String>> = stmt
             .query_map([], |r| {

@@ -219,7 +219,8 @@ fn compare_table(db: &Database, rt: &ReaderTable, mdb: &Csv, cx: Ctx<'_>) {
     let t = match db.table(table) {
         Ok(t) => t,
         Err(e) => {
-            cx.failures.push(format!("{rel}: table {table:?}: jetsql: {e}"));
+            cx.failures
+                .push(format!("{rel}: table {table:?}: jetsql: {e}"));
             return;
         }
     };
@@ -230,7 +231,8 @@ fn compare_table(db: &Database, rt: &ReaderTable, mdb: &Csv, cx: Ctx<'_>) {
     let scan = match t.scan(ScanOptions::default()) {
         Ok(s) => s,
         Err(e) => {
-            cx.failures.push(format!("{rel}: table {table:?}: jetsql: {e}"));
+            cx.failures
+                .push(format!("{rel}: table {table:?}: jetsql: {e}"));
             return;
         }
     };
@@ -242,7 +244,8 @@ fn compare_table(db: &Database, rt: &ReaderTable, mdb: &Csv, cx: Ctx<'_>) {
                 }
             }
             Err(e) => {
-                cx.failures.push(format!("{rel}: table {table:?}: jetsql: {e}"));
+                cx.failures
+                    .push(format!("{rel}: table {table:?}: jetsql: {e}"));
                 return;
             }
         }

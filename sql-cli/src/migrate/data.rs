@@ -169,7 +169,10 @@ mod tests {
         assert_eq!(decimal_text(7, 0), "7");
         assert_eq!(decimal_text(7, -2), "700");
         assert_eq!(timestamp_text(0).unwrap(), "1970-01-01 00:00:00");
-        assert_eq!(timestamp_text(1_500_000).unwrap(), "1970-01-01 00:00:01.500000");
+        assert_eq!(
+            timestamp_text(1_500_000).unwrap(),
+            "1970-01-01 00:00:01.500000"
+        );
         // 0100-01-01, Access's first day
         assert_eq!(
             timestamp_text(-59_011_459_200_000_000).unwrap(),
@@ -178,9 +181,23 @@ mod tests {
     }
 }
 
+/// Whether `u × 10^-s` has a fraction and more than 15 significant
+/// digits (SQLite keeps integers exactly, other numbers as a REAL).
+fn wider_than_real(mut u: i128, mut s: i8) -> bool {
+    while s > 0 && u % 10 == 0 {
+        u /= 10;
+        s -= 1;
+    }
+    s > 0 && u.unsigned_abs() >= 1_000_000_000_000_000
+}
+
 /// Why `target` cannot hold `v` (a value of an Access `jet` column), or
 /// `None` when it can.
-pub fn cannot_hold(target: super::types::Target, v: &Value<'_>) -> Option<&'static str> {
+pub fn cannot_hold(
+    target: super::types::Target,
+    jet: jet_storage::JetType,
+    v: &Value<'_>,
+) -> Option<&'static str> {
     use super::types::Target as T;
     match (target, v) {
         (T::Sqlite, Value::F64(x)) if x.is_nan() => Some("NaN (SQLite stores it as NULL)"),
@@ -190,6 +207,11 @@ pub fn cannot_hold(target: super::types::Target, v: &Value<'_>) -> Option<&'stat
         // 1000-01-01 00:00:00
         (T::Mysql, Value::Micros(m)) if *m < -30_610_224_000_000_000 => {
             Some("a date before 1000-01-01 (MySQL's DATETIME starts there)")
+        }
+        (T::Sqlite, Value::Dec(u, s))
+            if jet == jet_storage::JetType::Currency && wider_than_real(*u, *s) =>
+        {
+            Some("a Currency value of more than 15 digits (SQLite's REAL would round it)")
         }
         (T::Postgres, Value::Text(s)) if s.contains('\0') => {
             Some("text with a NUL character (PostgreSQL text cannot hold it)")

@@ -32,12 +32,22 @@ fn default_clause(target: Target, c: &ColumnModel) -> Result<Option<String>, Str
     use JetType as J;
     let numeric = matches!(
         c.jet,
-        J::Byte | J::Integer | J::Long | J::BigInt | J::Currency | J::Numeric | J::Single | J::Double
+        J::Byte
+            | J::Integer
+            | J::Long
+            | J::BigInt
+            | J::Currency
+            | J::Numeric
+            | J::Single
+            | J::Double
     );
     Ok(Some(match (&e, c.jet) {
         (DefaultExpr::Null, _) => return Ok(None),
         (DefaultExpr::Number(n), J::Boolean) => {
-            let zero = n.trim_start_matches(['-', '+']).chars().all(|ch| ch == '0' || ch == '.');
+            let zero = n
+                .trim_start_matches(['-', '+'])
+                .chars()
+                .all(|ch| ch == '0' || ch == '.');
             dialect::boolean(target, !zero).to_string()
         }
         (DefaultExpr::Number(n), _) if numeric => n.clone(),
@@ -171,7 +181,10 @@ pub fn create_table(
         .collect();
     let rowid = target == Target::Sqlite && sqlite_rowid_auto(t).is_some();
     if !t.primary_key.is_empty() && !rowid {
-        parts.push(format!("PRIMARY KEY ({})", col_list(target, &t.primary_key)));
+        parts.push(format!(
+            "PRIMARY KEY ({})",
+            col_list(target, &t.primary_key)
+        ));
     }
     if target == Target::Sqlite {
         for fk in fks.iter().filter(|f| f.table == t.name) {
@@ -221,7 +234,11 @@ impl IndexNames {
         let limit = self.max.unwrap_or(usize::MAX);
         let mut n = 1;
         loop {
-            let suffix = if n == 1 { String::new() } else { format!("_{n}") };
+            let suffix = if n == 1 {
+                String::new()
+            } else {
+                format!("_{n}")
+            };
             let cand = format!(
                 "{}{suffix}",
                 dialect::cut(&base, limit.saturating_sub(suffix.len()))

@@ -69,7 +69,10 @@ mod tests {
 
     #[test]
     fn quoting_doubles_the_quote() {
-        assert_eq!(ident(Target::Postgres, "Order \"X\""), "\"Order \"\"X\"\"\"");
+        assert_eq!(
+            ident(Target::Postgres, "Order \"X\""),
+            "\"Order \"\"X\"\"\""
+        );
         assert_eq!(ident(Target::Mysql, "a`b"), "`a``b`");
         assert_eq!(string(Target::Sqlite, "it's"), "'it''s'");
         assert_eq!(string(Target::Mysql, "a\\b'"), "'a\\\\b'''");

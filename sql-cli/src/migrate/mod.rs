@@ -9,7 +9,9 @@
 //! docs); [`dialect`] quotes names and literals; [`ddl`] writes the
 //! schema statements; [`data`] reads rows as target-neutral values and
 //! says which a target cannot hold; [`script`] writes a dump;
-//! [`sqlite`] and [`postgres`] write into the databases.
+//! [`sqlite`] and [`postgres`] write into the databases; [`views`] turns
+//! saved select queries into the target's SQL (migrate creates those the
+//! target accepts as views; a dump lists the queries as comments).
 //!
 //! All or nothing: a SQLite target is built beside the path and renamed
 //! into place, a PostgreSQL target is written in one transaction; values a
@@ -107,8 +109,15 @@ fn print_notes(notes: &[String]) {
 
 /// `jetsql dump FILE --to TARGET [-o OUT]`: the script to standard output,
 /// or to `out` (written beside and renamed when complete).
-pub fn dump(file: &Path, target: Target, out: Option<&Path>, req: &OpenRequest) -> Result<(), String> {
+pub fn dump(
+    file: &Path,
+    target: Target,
+    out: Option<&Path>,
+    req: &OpenRequest,
+) -> Result<(), String> {
     let (db, model) = open(file, req)?;
+    let (model, renamed) = schema::for_target(&model, target);
+    print_notes(&renamed);
     let bar = progress(&db, &model)?;
     let problems = match out {
         None => {
@@ -159,6 +168,8 @@ pub fn migrate(file: &Path, target: &str, req: &OpenRequest) -> Result<String, S
     let pg = postgres::is_postgres(target);
     let dialect = if pg { Target::Postgres } else { Target::Sqlite };
     let views = views::translate(file, req, dialect, &model.queries)?;
+    let (model, renamed) = schema::for_target(&model, dialect);
+    print_notes(&renamed);
     let result = if pg {
         postgres::migrate(&db, &model, &views, target, &bar)
     } else {

@@ -54,8 +54,9 @@ pub fn copy_field(out: &mut String, v: &Value<'_>) {
         Value::F32(x) => float_text(out, f64::from(x), true),
         Value::F64(x) => float_text(out, x, false),
         Value::Dec(u, s) => out.push_str(&data::decimal_text(u, s)),
+        // PostgreSQL reads a year past 9999 without chrono's `+`
         Value::Micros(m) => match data::timestamp_text(m) {
-            Some(t) => out.push_str(&t),
+            Some(t) => out.push_str(t.trim_start_matches('+')),
             None => out.push_str("\\N"),
         },
         Value::Text(s) => {
@@ -82,7 +83,12 @@ pub fn copy_field(out: &mut String, v: &Value<'_>) {
 
 /// The COPY text of one batch (rows `first_row + 1 …`); values
 /// PostgreSQL cannot hold are reported and sent as NULL.
-fn copy_text(t: &TableModel, b: &RecordBatch, first_row: u64, problems: &mut Vec<Problem>) -> String {
+fn copy_text(
+    t: &TableModel,
+    b: &RecordBatch,
+    first_row: u64,
+    problems: &mut Vec<Problem>,
+) -> String {
     let mut out = String::with_capacity(b.num_rows() * 64);
     for r in 0..b.num_rows() {
         for (i, c) in t.columns.iter().enumerate() {
@@ -90,7 +96,7 @@ fn copy_text(t: &TableModel, b: &RecordBatch, first_row: u64, problems: &mut Vec
                 out.push('\t');
             }
             let v = data::value(b.column(c.source), r);
-            if let Some(why) = cannot_hold(T, &v) {
+            if let Some(why) = cannot_hold(T, c.jet, &v) {
                 problems.push(Problem {
                     table: t.name.clone(),
                     column: c.name.clone(),

@@ -152,9 +152,11 @@ pub fn read(db: &Database) -> Result<Model, String> {
             }
             match foreign_key(db, t, i) {
                 Ok(fk) => model.foreign_keys.push(fk),
-                Err(why) => model
-                    .skipped
-                    .push(format!("relationship {} of {}: {why}", i.name, t.name())),
+                Err(why) => {
+                    model
+                        .skipped
+                        .push(format!("relationship {} of {}: {why}", i.name, t.name()))
+                }
             }
         }
     }
@@ -288,8 +290,71 @@ pub fn references_a_key(model: &Model, fk: &ForeignKey) -> bool {
         a == b
     };
     same(&mut t.primary_key.iter())
-        || t
-            .indexes
+        || t.indexes
             .iter()
             .any(|i| i.unique && same(&mut i.columns.iter().map(|(c, _)| c)))
+}
+
+/// Column names PostgreSQL keeps for its system columns.
+const PG_SYSTEM_COLUMNS: &[&str] = &["tableoid", "xmin", "cmin", "xmax", "cmax", "ctid"];
+
+/// The name a column gets in `target`: its own, except that PostgreSQL's
+/// system column names (`ctid`, `xmin`, …, ignoring case) get a `_`
+/// appended (more while that clashes with another column of the table).
+pub fn target_column_name(target: super::types::Target, table: &[String], name: &str) -> String {
+    if target != super::types::Target::Postgres
+        || !PG_SYSTEM_COLUMNS
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(name))
+    {
+        return name.to_string();
+    }
+    let mut n = format!("{name}_");
+    while table.iter().any(|c| c.eq_ignore_ascii_case(&n)) {
+        n.push('_');
+    }
+    n
+}
+
+/// `model` with the column names `target` needs ([`target_column_name`])
+/// everywhere they appear (columns, keys, indexes, foreign keys), and a
+/// note per renamed column.
+pub fn for_target(model: &Model, target: super::types::Target) -> (Model, Vec<String>) {
+    let mut m = model.clone();
+    let mut notes = Vec::new();
+    let mut renames: Vec<(String, String, String)> = Vec::new();
+    for t in &mut m.tables {
+        let names: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
+        for c in &mut t.columns {
+            let new = target_column_name(target, &names, &c.name);
+            if new != c.name {
+                notes.push(format!(
+                    "column {}.{} is named {new} ({} reserves the name)",
+                    t.name,
+                    c.name,
+                    target.name()
+                ));
+                renames.push((t.name.clone(), c.name.clone(), new.clone()));
+                c.name = new;
+            }
+        }
+    }
+    let rename = |table: &str, col: &mut String| {
+        if let Some((_, _, new)) = renames.iter().find(|(t, c, _)| t == table && c == col) {
+            *col = new.clone();
+        }
+    };
+    for t in &mut m.tables {
+        let name = t.name.clone();
+        t.primary_key.iter_mut().for_each(|c| rename(&name, c));
+        for i in &mut t.indexes {
+            i.columns.iter_mut().for_each(|(c, _)| rename(&name, c));
+        }
+    }
+    for fk in &mut m.foreign_keys {
+        let (t, r) = (fk.table.clone(), fk.ref_table.clone());
+        fk.columns.iter_mut().for_each(|c| rename(&t, c));
+        fk.ref_columns.iter_mut().for_each(|c| rename(&r, c));
+    }
+    (m, notes)
 }

@@ -36,7 +36,10 @@ fn float(target: Target, x: f64, real: bool) -> Option<String> {
             "'{word}'::{}",
             if real { "real" } else { "double precision" }
         )),
-        Target::Duckdb => Some(format!("'{word}'::{}", if real { "REAL" } else { "DOUBLE" })),
+        Target::Duckdb => Some(format!(
+            "'{word}'::{}",
+            if real { "REAL" } else { "DOUBLE" }
+        )),
         Target::Sqlite if !x.is_nan() => Some(if x > 0.0 { "9e999" } else { "-9e999" }.into()),
         _ => None,
     }
@@ -44,7 +47,7 @@ fn float(target: Target, x: f64, real: bool) -> Option<String> {
 
 /// `v` as a SQL literal of `target`; `None` when the target cannot hold it.
 pub fn literal(target: Target, jet: JetType, v: &Value<'_>) -> Option<String> {
-    if cannot_hold(target, v).is_some() {
+    if cannot_hold(target, jet, v).is_some() {
         return None;
     }
     Some(match v {
@@ -59,6 +62,7 @@ pub fn literal(target: Target, jet: JetType, v: &Value<'_>) -> Option<String> {
         Value::Dec(u, s) => data::decimal_text(*u, *s),
         Value::Micros(m) => {
             let ts = data::timestamp_text(*m)?;
+            let ts = ts.trim_start_matches('+');
             match target {
                 Target::Postgres | Target::Duckdb => format!("TIMESTAMP '{ts}'"),
                 _ => format!("'{ts}'"),
@@ -102,7 +106,9 @@ fn write_rows(
                             table: t.name.clone(),
                             column: c.name.clone(),
                             row: first_row + r as u64 + 1,
-                            what: cannot_hold(target, &v).unwrap_or("no literal").into(),
+                            what: cannot_hold(target, c.jet, &v)
+                                .unwrap_or("no literal")
+                                .into(),
                         });
                         s.push_str("NULL");
                     }
@@ -206,7 +212,14 @@ pub fn dump(
             q.sql.trim_end()
         ));
     }
-    w(out, if target == Target::Mysql { "COMMIT;\nSET FOREIGN_KEY_CHECKS = 1;\n" } else { "COMMIT;\n" })?;
+    w(
+        out,
+        if target == Target::Mysql {
+            "COMMIT;\nSET FOREIGN_KEY_CHECKS = 1;\n"
+        } else {
+            "COMMIT;\n"
+        },
+    )?;
     if !notes.is_empty() {
         w(out, "\n")?;
         for n in &notes {
@@ -224,20 +237,35 @@ mod tests {
     #[test]
     fn literals_per_target() {
         let pg = Target::Postgres;
-        assert_eq!(literal(pg, JetType::Currency, &Value::Dec(123_400, 4)).unwrap(), "12.3400");
+        assert_eq!(
+            literal(pg, JetType::Currency, &Value::Dec(123_400, 4)).unwrap(),
+            "12.3400"
+        );
         assert_eq!(
             literal(Target::Sqlite, JetType::Currency, &Value::Dec(123_400, 4)).unwrap(),
             "'12.3400'"
         );
-        assert_eq!(literal(pg, JetType::Boolean, &Value::Bool(true)).unwrap(), "TRUE");
-        assert_eq!(literal(Target::Sqlite, JetType::Boolean, &Value::Bool(true)).unwrap(), "1");
+        assert_eq!(
+            literal(pg, JetType::Boolean, &Value::Bool(true)).unwrap(),
+            "TRUE"
+        );
+        assert_eq!(
+            literal(Target::Sqlite, JetType::Boolean, &Value::Bool(true)).unwrap(),
+            "1"
+        );
         assert_eq!(
             literal(pg, JetType::DateTime, &Value::Micros(0)).unwrap(),
             "TIMESTAMP '1970-01-01 00:00:00'"
         );
-        assert_eq!(literal(pg, JetType::Double, &Value::F64(f64::NAN)).unwrap(), "'NaN'::double precision");
+        assert_eq!(
+            literal(pg, JetType::Double, &Value::F64(f64::NAN)).unwrap(),
+            "'NaN'::double precision"
+        );
         assert!(literal(Target::Sqlite, JetType::Double, &Value::F64(f64::NAN)).is_none());
         assert!(literal(pg, JetType::Memo, &Value::Text("a\0b")).is_none());
-        assert_eq!(literal(pg, JetType::Single, &Value::F32(0.1)).unwrap(), "0.1");
+        assert_eq!(
+            literal(pg, JetType::Single, &Value::F32(0.1)).unwrap(),
+            "0.1"
+        );
     }
 }

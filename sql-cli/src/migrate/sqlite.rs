@@ -73,7 +73,7 @@ fn insert_batch(
         params.clear();
         for c in &t.columns {
             let v = data::value(b.column(c.source), r);
-            if let Some(why) = cannot_hold(T, &v) {
+            if let Some(why) = cannot_hold(T, c.jet, &v) {
                 problems.push(Problem {
                     table: t.name.clone(),
                     column: c.name.clone(),
@@ -84,7 +84,14 @@ fn insert_batch(
             params.push(param(&v));
         }
         stmt.execute(rusqlite::params_from_iter(params.iter()))
-            .map_err(|e| format!("{} row {}: {}", t.name, first_row + r as u64 + 1, sql_err(e)))?;
+            .map_err(|e| {
+                format!(
+                    "{} row {}: {}",
+                    t.name,
+                    first_row + r as u64 + 1,
+                    sql_err(e)
+                )
+            })?;
     }
     Ok(())
 }
@@ -99,9 +106,13 @@ fn build(
     notes: &mut Vec<String>,
 ) -> Result<Vec<Problem>, String> {
     let mut conn = rusqlite::Connection::open(partial).map_err(sql_err)?;
-    // the file is renamed into place only when complete: no journal needed
-    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
-        .map_err(sql_err)?;
+    // the file is renamed into place only when complete: no journal
+    // needed; the foreign keys are checked once, after the data is in
+    // (the bundled library enforces them by default)
+    conn.execute_batch(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF;",
+    )
+    .map_err(sql_err)?;
     let tx = conn.transaction().map_err(sql_err)?;
     let (fks, fk_notes) = ddl::usable_foreign_keys(model);
     notes.extend(fk_notes);
@@ -143,6 +154,7 @@ fn build(
                 .map_err(|e| format!("{}: {}", t.name, sql_err(e)))?;
         }
     }
+    check_foreign_keys(&tx)?;
     create_views(&tx, views, notes);
     tx.commit().map_err(sql_err)?;
     conn.execute_batch("PRAGMA journal_mode = DELETE;")
@@ -228,5 +240,30 @@ fn create_views(tx: &rusqlite::Transaction<'_>, views: &[ViewSql], notes: &mut V
     }
     for (v, why) in pending {
         notes.push(super::views::note(v, &why));
+    }
+}
+
+/// Fails naming the first rows that break a foreign key (Access enforced
+/// it, so a file whose rows break one is damaged).
+fn check_foreign_keys(tx: &rusqlite::Transaction<'_>) -> Result<(), String> {
+    let mut stmt = tx
+        .prepare("SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 5")
+        .map_err(sql_err)?;
+    let bad: Vec<String> = stmt
+        .query_map([], |r| {
+            Ok(format!(
+                "{} (row {}) references a missing row of {}",
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<i64>>(1)?.unwrap_or_default(),
+                r.get::<_, String>(2)?
+            ))
+        })
+        .map_err(sql_err)?
+        .collect::<Result<_, _>>()
+        .map_err(sql_err)?;
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("rows break a relationship: {}", bad.join("; ")))
     }
 }

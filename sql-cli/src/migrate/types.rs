@@ -26,9 +26,12 @@
 //! columns (attachments, multi-value fields, version history) are not
 //! migrated: the script names each one in a comment.
 //!
-//! SQLite keeps a Currency or Decimal value exactly: it is bound as text
-//! to a column of NUMERIC affinity, which SQLite stores as a number only
-//! when that is exact (15 significant digits), else as the text.
+//! SQLite: a Currency or Decimal value is bound as text to a column of
+//! NUMERIC affinity, which SQLite stores as a REAL (exact to 15
+//! significant digits): a Decimal column wider than 15 digits is declared
+//! `DECIMAL_TEXT(p,s)` (TEXT affinity, the decimal text kept exactly), and
+//! a Currency value of more than 15 significant digits is a value SQLite
+//! cannot hold (reported; the migration fails).
 
 use jet_storage::JetType;
 
@@ -86,6 +89,12 @@ pub fn sql_type(t: Target, c: TypeInfo) -> Option<String> {
         (J::BigInt, _) => "BIGINT".into(),
         (J::Currency, T::Sqlite | T::Postgres) => "NUMERIC(19,4)".into(),
         (J::Currency, _) => "DECIMAL(19,4)".into(),
+        // SQLite's NUMERIC affinity turns decimal text into a REAL, exact
+        // to 15 digits only: wider decimals are kept as TEXT
+        (J::Numeric, T::Sqlite) if c.precision > 15 => {
+            let (p, s) = numeric_bounds(c);
+            format!("DECIMAL_TEXT({p},{s})")
+        }
         (J::Numeric, T::Sqlite | T::Postgres) => {
             let (p, s) = numeric_bounds(c);
             format!("NUMERIC({p},{s})")

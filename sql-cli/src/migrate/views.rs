@@ -42,7 +42,9 @@ fn bare_names(plan: LogicalPlan) -> datafusion::error::Result<LogicalPlan> {
                 e.transform_up(|e| match e {
                     Expr::Column(c) if c.relation.is_some() => {
                         let relation = c.relation.as_ref().map(bare);
-                        Ok(Transformed::yes(Expr::Column(Column::new(relation, c.name))))
+                        Ok(Transformed::yes(Expr::Column(Column::new(
+                            relation, c.name,
+                        ))))
                     }
                     other => Ok(Transformed::no(other)),
                 })
@@ -103,7 +105,8 @@ pub fn translate(
                 .await
                 .map_err(|e| e.to_string())?
                 .ok_or("not found")?;
-            let Some(view) = provider.as_any().downcast_ref::<ViewTable>() else {
+            let any: &dyn std::any::Any = provider.as_ref();
+            let Some(view) = any.downcast_ref::<ViewTable>() else {
                 // an unrunnable query: its error says why
                 let err = provider
                     .scan(&session.context().state(), None, &[], None)

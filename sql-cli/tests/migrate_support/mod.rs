@@ -124,24 +124,55 @@ pub fn oracles(path: &Path, tables: &[SourceTable]) -> Result<Oracles, String> {
     Ok(Oracles { reader, mdb })
 }
 
+/// What a corpus pass collects.
+#[derive(Default)]
+pub struct Run {
+    /// Hits per [`KNOWN`] entry.
+    pub known_hits: Vec<u64>,
+    /// Counters.
+    pub tally: Tally,
+    /// Failures.
+    pub failures: Vec<String>,
+    /// Tables not compared, and why.
+    pub notes: Vec<String>,
+}
+
+impl Run {
+    /// A fresh pass.
+    pub fn new() -> Run {
+        Run {
+            known_hits: vec![0; KNOWN.len()],
+            ..Run::default()
+        }
+    }
+
+    /// Prints the tally and fails with the failures.
+    pub fn finish(&self, what: &str) {
+        finish(what, &self.tally, &self.notes, &self.failures);
+    }
+}
+
 /// Compares the values read from the target (`cols[c][r]`, typed) of
 /// table `t` with both oracles. Tables an oracle cannot read are noted.
-pub fn compare_table(
-    rel: &str,
-    t: &SourceTable,
-    cols: &[Vec<Ours>],
-    o: &Oracles,
-    known_hits: &mut [u64],
-    tally: &mut Tally,
-    failures: &mut Vec<String>,
-    notes: &mut Vec<String>,
-) {
+pub fn compare_table(rel: &str, t: &SourceTable, cols: &[Vec<Ours>], o: &Oracles, run: &mut Run) {
+    let Run {
+        known_hits,
+        tally,
+        failures,
+        notes,
+    } = run;
     let Some(rt) = o.reader.iter().find(|r| r.name == t.name) else {
-        failures.push(format!("{rel}: table {:?}: mdb-reader does not list it", t.name));
+        failures.push(format!(
+            "{rel}: table {:?}: mdb-reader does not list it",
+            t.name
+        ));
         return;
     };
     if let Some(e) = &rt.error {
-        notes.push(format!("{rel}: {:?}: mdb-reader cannot read it: {e}", t.name));
+        notes.push(format!(
+            "{rel}: {:?}: mdb-reader cannot read it: {e}",
+            t.name
+        ));
         return;
     }
     let Some(Some(mdb)) = o.mdb.iter().find(|(n, _)| *n == t.name).map(|(_, c)| c) else {
@@ -164,11 +195,6 @@ pub fn compare_table(
             failures,
         },
     );
-}
-
-/// A fresh tally and known-disagreement counters.
-pub fn new_tally() -> (Tally, Vec<u64>) {
-    (Tally::default(), vec![0; KNOWN.len()])
 }
 
 /// Decimal text (`-12.34`, `5`, `1e-3` not accepted) as the unscaled
@@ -196,6 +222,14 @@ pub fn parse_decimal(s: &str, scale: i8) -> Option<i128> {
 
 /// `YYYY-MM-DD HH:MM:SS[.f…]` as µs since 1970.
 pub fn parse_timestamp(s: &str) -> Option<i64> {
+    // a year past 9999 (PostgreSQL prints no sign; chrono wants one)
+    let signed;
+    let s = if s.find('-').is_some_and(|i| i > 4) && !s.starts_with('+') {
+        signed = format!("+{s}");
+        signed.as_str()
+    } else {
+        s
+    };
     let t = chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").ok()?;
     Some(t.and_utc().timestamp_micros())
 }
@@ -298,11 +332,8 @@ pub fn mdb_schema_keys(path: &Path) -> Keys {
             let on = &line[line.find(" ON ").unwrap_or(0)..];
             let names = quoted_names(on);
             if let Some((t, cols)) = names.split_first() {
-                k.indexes.insert((
-                    t.clone(),
-                    cols.to_vec(),
-                    line.starts_with("CREATE UNIQUE"),
-                ));
+                k.indexes
+                    .insert((t.clone(), cols.to_vec(), line.starts_with("CREATE UNIQUE")));
             }
         }
     }
