@@ -181,21 +181,11 @@ mod tests {
     }
 }
 
-/// Whether `u × 10^-s` has a fraction and more than 15 significant
-/// digits (SQLite keeps integers exactly, other numbers as a REAL).
-fn wider_than_real(mut u: i128, mut s: i8) -> bool {
-    while s > 0 && u % 10 == 0 {
-        u /= 10;
-        s -= 1;
-    }
-    s > 0 && u.unsigned_abs() >= 1_000_000_000_000_000
-}
-
 /// Why `target` cannot hold `v` (a value of an Access `jet` column), or
 /// `None` when it can.
 pub fn cannot_hold(
     target: super::types::Target,
-    jet: jet_storage::JetType,
+    _jet: jet_storage::JetType,
     v: &Value<'_>,
 ) -> Option<&'static str> {
     use super::types::Target as T;
@@ -207,11 +197,6 @@ pub fn cannot_hold(
         // 1000-01-01 00:00:00
         (T::Mysql, Value::Micros(m)) if *m < -30_610_224_000_000_000 => {
             Some("a date before 1000-01-01 (MySQL's DATETIME starts there)")
-        }
-        (T::Sqlite, Value::Dec(u, s))
-            if jet == jet_storage::JetType::Currency && wider_than_real(*u, *s) =>
-        {
-            Some("a Currency value of more than 15 digits (SQLite's REAL would round it)")
         }
         (T::Postgres, Value::Text(s)) if s.contains('\0') => {
             Some("text with a NUL character (PostgreSQL text cannot hold it)")

@@ -29,9 +29,7 @@
 //! SQLite: a Currency or Decimal value is bound as text to a column of
 //! NUMERIC affinity, which SQLite stores as a REAL (exact to 15
 //! significant digits): a Decimal column wider than 15 digits is declared
-//! `DECIMAL_TEXT(p,s)` (TEXT affinity, the decimal text kept exactly), and
-//! a Currency value of more than 15 significant digits is a value SQLite
-//! cannot hold (reported; the migration fails).
+//! `DECIMAL_TEXT(p,s)` (TEXT affinity, the decimal text kept exactly).
 
 use jet_storage::JetType;
 
