@@ -14,6 +14,7 @@ mod export_views;
 mod legacy;
 mod lists_text;
 mod meta;
+mod migrate;
 mod output;
 mod password;
 mod protect;
@@ -41,6 +42,9 @@ Examples:
   jetsql a.mdb b.accdb -c 'SELECT * FROM b.public.t'
   jetsql --write copy.mdb -c \"INSERT INTO t SELECT * FROM 'data.parquet'\"
   jetsql export nwind.mdb --to out/ --format parquet
+  jetsql dump nwind.mdb --to postgres -o nwind.sql
+  jetsql migrate nwind.mdb nwind.sqlite
+  jetsql migrate nwind.mdb postgresql://user@localhost/nwind
 With no FILE, jetsql opens the sample database built into it. A file
 named like a subcommand (export, tables, ...) opens as ./NAME.";
 
@@ -191,6 +195,33 @@ enum Command {
         /// Target directory (created if missing).
         #[arg(long, value_name = "DIR")]
         to: PathBuf,
+    },
+    /// Print a SQL script that builds the database in another engine:
+    /// tables (types mapped, NOT NULL, defaults, auto-numbers), the data,
+    /// primary keys, indexes and enforced relationships, in one
+    /// transaction. Values the target cannot hold are listed by table,
+    /// column and row (written as NULL; the exit status is 1).
+    Dump {
+        /// Database file.
+        file: PathBuf,
+        /// The SQL dialect of the script.
+        #[arg(long, value_enum, value_name = "TARGET")]
+        to: migrate::Target,
+        /// Write the script here (built beside and renamed when complete)
+        /// instead of standard output.
+        #[arg(short = 'o', long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+    /// Write the database into a new SQLite file (TARGET is a path; built
+    /// beside it and renamed when complete) or a PostgreSQL database
+    /// (TARGET is a postgresql:// URL or a "host=… dbname=…" string; one
+    /// transaction, data through COPY). All or nothing: on any failure, or
+    /// a value the target cannot hold, nothing is written.
+    Migrate {
+        /// Database file.
+        file: PathBuf,
+        /// SQLite file path or PostgreSQL connection string.
+        target: String,
     },
     #[command(flatten)]
     Storage(legacy::Cmd),
@@ -367,6 +398,14 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             for (path, bytes) in &w.files {
                 out_line(format_args!("{}\t{bytes} bytes", path.display()))?;
             }
+            return Ok(());
+        }
+        Some(Command::Dump { file, to, output }) => {
+            return migrate::dump(&file, to, output.as_deref(), &req);
+        }
+        Some(Command::Migrate { file, target }) => {
+            let line = migrate::migrate(&file, &target, &req)?;
+            eprintln!("{line}");
             return Ok(());
         }
         Some(Command::Storage(cmd)) => return legacy::run(cmd, &req).map_err(|e| e.to_string()),

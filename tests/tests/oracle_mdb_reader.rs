@@ -40,12 +40,11 @@ use arrow_schema::DataType;
 use jet_storage::{Database, JetType, ScanOptions};
 use jet_tests::mdb_reader::{ReaderDump, ReaderTable, dump, require_mdb_reader};
 use jet_tests::{corpus, list_files, require_mdb_export, run_mdb_export};
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 #[path = "support/oracle_values.rs"]
 mod oracle_values;
-use oracle_values::{Class, Ours, agrees_mdbtools, agrees_reader};
+use oracle_values::{Csv, Ctx, KNOWN, Ours, Tally, compare_columns, parse_csv};
 
 /// mdb-export options of the oracle's ISO exports (see corpus_conformance).
 const ISO_ARGS: &[&str] = &[
@@ -56,91 +55,6 @@ const ISO_ARGS: &[&str] = &[
     "-b",
     "hex",
 ];
-
-/// A column where jetsql differs from both oracles and both are wrong.
-struct Known {
-    file: &'static str,
-    table: &'static str,
-    column: &'static str,
-    /// The class in `tests/oracle-js/KNOWN_DISAGREEMENTS.md`; every
-    /// differing value must have its shape ([`Class::accepts`]).
-    class: Class,
-}
-
-const fn known(
-    file: &'static str,
-    table: &'static str,
-    column: &'static str,
-    class: Class,
-) -> Known {
-    Known {
-        file,
-        table,
-        column,
-        class,
-    }
-}
-
-const CALC: &str = "jackcess/V2010/calcFieldTestV2010.accdb";
-const CODES: &str = "jackcess/V1997/testIndexCodesV1997.mdb";
-const EXT: &str = "jackcess/V2019/extDateTestV2019.accdb";
-
-/// Every accepted disagreement with both oracles (see the module docs).
-const KNOWN: &[Known] = &[
-    known(CALC, "Table1", "AllNames", Class::Calculated),
-    known(CALC, "Table1", "BigNumTest", Class::Calculated),
-    known(CALC, "Table1", "BoolTest", Class::Calculated),
-    known(CALC, "Table1", "DecimalTest", Class::Calculated),
-    known(CALC, "Table1", "FloatTest", Class::Calculated),
-    known(CALC, "Table1", "IsRich", Class::Calculated),
-    known(CALC, "Table1", "LastFirst", Class::Calculated),
-    known(CALC, "Table1", "LastFirstLen", Class::Calculated),
-    known(CALC, "Table1", "MonthlySalary", Class::Calculated),
-    known(CALC, "Table1", "SalaryTest", Class::Calculated),
-    known(CALC, "Table1", "WeeklySalary", Class::Calculated),
-    known(EXT, "Table1", "DateNormalCalc", Class::Calculated),
-    known(
-        "ucanaccess/alterTable.accdb",
-        "Tabella1",
-        "eee",
-        Class::Calculated,
-    ),
-    known(
-        "ucanaccess/badDb.accdb",
-        "Tabella1",
-        "eee",
-        Class::Calculated,
-    ),
-    known(
-        "ucanaccess/calculatedField.accdb",
-        "products",
-        "%markup",
-        Class::Calculated,
-    ),
-    known(CODES, "Table1", "data", Class::Cp1252Undefined),
-    known(CODES, "Table1_desc", "data", Class::Cp1252Undefined),
-    known(CODES, "Table14", "data", Class::Cp1252Undefined),
-    known(CODES, "Table14_desc", "data", Class::Cp1252Undefined),
-    known(CODES, "Table6", "data", Class::Pre1899Time),
-    known(CODES, "Table6_desc", "data", Class::Pre1899Time),
-    known(EXT, "Table1", "DateNormal", Class::Pre1899Time),
-];
-
-/// Counters, printed at the end.
-#[derive(Default, Debug)]
-struct Tally {
-    files: usize,
-    tables: usize,
-    values: u64,
-    agree_all: u64,
-    reader_only: u64,
-    mdbtools_only: u64,
-    known: BTreeMap<&'static str, u64>,
-    /// Per (file, table, column): disagreements with mdb-reader only.
-    reader_differs: BTreeMap<String, u64>,
-    /// Per (file, table, column): disagreements with mdbtools only.
-    mdbtools_differs: BTreeMap<String, u64>,
-}
 
 #[test]
 fn every_value_agrees_with_mdb_reader_or_mdbtools() {
@@ -263,43 +177,6 @@ fn every_value_agrees_with_mdb_reader_or_mdbtools() {
     assert!(tally.values > 40_000, "too few values compared: {tally:?}");
 }
 
-struct Ctx<'a> {
-    rel: &'a str,
-    table: &'a str,
-    known_hits: &'a mut [u64],
-    tally: &'a mut Tally,
-    failures: &'a mut Vec<String>,
-}
-
-/// mdb-export's CSV: header and rows; an empty field is NULL (mdb-export
-/// prints zero-length values as NULL).
-struct Csv {
-    header: Vec<String>,
-    rows: Vec<Vec<Option<String>>>,
-}
-
-fn parse_csv(bytes: &[u8]) -> Result<Csv, String> {
-    let mut r = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(bytes);
-    let header = r
-        .headers()
-        .map_err(|e| format!("CSV header: {e}"))?
-        .iter()
-        .map(str::to_string)
-        .collect();
-    let mut rows = Vec::new();
-    for rec in r.records() {
-        let rec = rec.map_err(|e| format!("CSV: {e}"))?;
-        rows.push(
-            rec.iter()
-                .map(|f| (!f.is_empty()).then(|| f.to_string()))
-                .collect(),
-        );
-    }
-    Ok(Csv { header, rows })
-}
-
 /// jetsql's values of one column, typed.
 fn our_values(a: &ArrayRef, jet: JetType) -> Vec<Ours> {
     let n = a.len();
@@ -338,17 +215,12 @@ fn our_values(a: &ArrayRef, jet: JetType) -> Vec<Ours> {
 }
 
 fn compare_table(db: &Database, rt: &ReaderTable, mdb: &Csv, cx: Ctx<'_>) {
-    let Ctx {
-        rel,
-        table,
-        known_hits,
-        tally,
-        failures,
-    } = cx;
+    let (rel, table) = (cx.rel, cx.table);
     let t = match db.table(table) {
         Ok(t) => t,
         Err(e) => {
-            failures.push(format!("{rel}: table {table:?}: jetsql: {e}"));
+            cx.failures
+                .push(format!("{rel}: table {table:?}: jetsql: {e}"));
             return;
         }
     };
@@ -359,7 +231,8 @@ fn compare_table(db: &Database, rt: &ReaderTable, mdb: &Csv, cx: Ctx<'_>) {
     let scan = match t.scan(ScanOptions::default()) {
         Ok(s) => s,
         Err(e) => {
-            failures.push(format!("{rel}: table {table:?}: jetsql: {e}"));
+            cx.failures
+                .push(format!("{rel}: table {table:?}: jetsql: {e}"));
             return;
         }
     };
@@ -371,141 +244,12 @@ fn compare_table(db: &Database, rt: &ReaderTable, mdb: &Csv, cx: Ctx<'_>) {
                 }
             }
             Err(e) => {
-                failures.push(format!("{rel}: table {table:?}: jetsql: {e}"));
+                cx.failures
+                    .push(format!("{rel}: table {table:?}: jetsql: {e}"));
                 return;
             }
         }
     }
-    let rows = cols.first().map_or(0, Vec::len);
-    if rt.rows.len() != rows || mdb.rows.len() != rows {
-        failures.push(format!(
-            "{rel}: table {table:?}: {rows} rows, mdb-reader {}, mdbtools {}",
-            rt.rows.len(),
-            mdb.rows.len()
-        ));
-        return;
-    }
-    tally.tables += 1;
-    // the columns as each oracle orders them
-    let mut pos: Vec<(usize, usize, String)> = Vec::new();
-    for field in schema.fields() {
-        let name = field.name();
-        match (
-            rt.columns.iter().position(|(n, _)| n == name),
-            mdb.header.iter().position(|n| n == name),
-        ) {
-            (Some(ri), Some(mi)) => pos.push((ri, mi, rt.columns[ri].1.clone())),
-            _ => {
-                failures.push(format!(
-                    "{rel}: {table:?}.{name:?}: an oracle lacks the column"
-                ));
-                return;
-            }
-        }
-    }
-    // rows are matched, not taken in order: jetsql may walk the data
-    // pages of a table in another order than the oracles
-    let to_reader = align(
-        rows,
-        |i, j| {
-            (0..cols.len())
-                .filter(|&c| {
-                    let v = rt.rows[j].get(pos[c].0).cloned().flatten();
-                    agrees_reader(&cols[c][i], v.as_deref(), &pos[c].2)
-                })
-                .count()
-        },
-        cols.len(),
-    );
-    let to_mdb = align(
-        rows,
-        |i, j| {
-            (0..cols.len())
-                .filter(|&c| {
-                    let v = mdb.rows[j].get(pos[c].1).cloned().flatten();
-                    agrees_mdbtools(&cols[c][i], v.as_deref())
-                })
-                .count()
-        },
-        cols.len(),
-    );
-    for (c, field) in schema.fields().iter().enumerate() {
-        let name = field.name();
-        let (ri, mi, rtype) = (pos[c].0, pos[c].1, pos[c].2.as_str());
-        let key = format!("{rel} {table:?}.{name:?}");
-        let known = KNOWN
-            .iter()
-            .position(|k| k.file == rel && k.table == table && k.column == name);
-        let mut shown = 0;
-        for (r, ours) in cols[c].iter().enumerate() {
-            let rv = rt.rows[to_reader[r]].get(ri).cloned().flatten();
-            let mv = mdb.rows[to_mdb[r]].get(mi).cloned().flatten();
-            let a_r = agrees_reader(ours, rv.as_deref(), rtype);
-            let a_m = agrees_mdbtools(ours, mv.as_deref());
-            tally.values += 1;
-            match (a_r, a_m) {
-                (true, true) => tally.agree_all += 1,
-                (true, false) => {
-                    tally.reader_only += 1;
-                    *tally.mdbtools_differs.entry(key.clone()).or_default() += 1;
-                }
-                (false, true) => {
-                    tally.mdbtools_only += 1;
-                    *tally.reader_differs.entry(key.clone()).or_default() += 1;
-                }
-                (false, false) => {
-                    if let Some(k) = known.filter(|&k| {
-                        KNOWN[k]
-                            .class
-                            .accepts(ours, rv.as_deref(), mv.as_deref(), calculated[c])
-                    }) {
-                        known_hits[k] += 1;
-                        *tally.known.entry(KNOWN[k].class.name()).or_default() += 1;
-                    } else if shown < 5 {
-                        shown += 1;
-                        failures.push(format!(
-                            "{key} row {}: jetsql {ours:?}, mdb-reader ({rtype}) {rv:?}, \
-                             mdbtools {mv:?}",
-                            r + 1
-                        ));
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// For each of our `n` rows, the oracle row it is compared with: the same
-/// position when `score(i, i)` (the number of agreeing columns) is `full`,
-/// otherwise the unused oracle row with the highest score (the first with
-/// `full`). A bijection on `0..n`.
-fn align(n: usize, score: impl Fn(usize, usize) -> usize, full: usize) -> Vec<usize> {
-    let mut used = vec![false; n];
-    let mut out = vec![usize::MAX; n];
-    let mut pending = Vec::new();
-    for (i, o) in out.iter_mut().enumerate() {
-        if score(i, i) == full {
-            *o = i;
-            used[i] = true;
-        } else {
-            pending.push(i);
-        }
-    }
-    for i in pending {
-        let mut best: Option<(usize, usize)> = None;
-        for j in (0..n).filter(|&j| !used[j]) {
-            let s = score(i, j);
-            if best.is_none_or(|(b, _)| s > b) {
-                best = Some((s, j));
-                if s == full {
-                    break;
-                }
-            }
-        }
-        if let Some((_, j)) = best {
-            out[i] = j;
-            used[j] = true;
-        }
-    }
-    out
+    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    compare_columns(&names, &calculated, &cols, rt, mdb, cx);
 }

@@ -2,6 +2,9 @@
 //! mdbtools (`mdb-export` with ISO dates and `-b hex`) prints for it. The
 //! rules are stated in `oracle_mdb_reader.rs`'s module docs.
 
+use jet_tests::mdb_reader::ReaderTable;
+use std::collections::BTreeMap;
+
 /// A value jetsql read, typed by its Arrow type.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ours {
@@ -301,5 +304,293 @@ mod tests {
         assert_eq!(scaled(-5, 4), "-0.0005");
         assert_eq!(scaled(140_000, 4), "14");
         assert_eq!(canon_decimal("14.0000").as_deref(), Some("14"));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Shared by oracle_mdb_reader.rs and sql-cli's migration tests
+// ---------------------------------------------------------------------------
+
+/// A column where jetsql differs from both oracles and both are wrong.
+pub struct Known {
+    /// The file, relative to the corpus.
+    pub file: &'static str,
+    /// The table.
+    pub table: &'static str,
+    /// The column.
+    pub column: &'static str,
+    /// The class in `tests/oracle-js/KNOWN_DISAGREEMENTS.md`; every
+    /// differing value must have its shape ([`Class::accepts`]).
+    pub class: Class,
+}
+
+/// A [`Known`] entry.
+pub const fn known(
+    file: &'static str,
+    table: &'static str,
+    column: &'static str,
+    class: Class,
+) -> Known {
+    Known {
+        file,
+        table,
+        column,
+        class,
+    }
+}
+
+/// The corpus file with calculated columns of every type.
+pub const CALC: &str = "jackcess/V2010/calcFieldTestV2010.accdb";
+/// The corpus file of text index codes (Jet3).
+pub const CODES: &str = "jackcess/V1997/testIndexCodesV1997.mdb";
+/// The corpus file of extended date/time columns.
+pub const EXT: &str = "jackcess/V2019/extDateTestV2019.accdb";
+
+/// Every accepted disagreement with both oracles (see the module docs).
+pub const KNOWN: &[Known] = &[
+    known(CALC, "Table1", "AllNames", Class::Calculated),
+    known(CALC, "Table1", "BigNumTest", Class::Calculated),
+    known(CALC, "Table1", "BoolTest", Class::Calculated),
+    known(CALC, "Table1", "DecimalTest", Class::Calculated),
+    known(CALC, "Table1", "FloatTest", Class::Calculated),
+    known(CALC, "Table1", "IsRich", Class::Calculated),
+    known(CALC, "Table1", "LastFirst", Class::Calculated),
+    known(CALC, "Table1", "LastFirstLen", Class::Calculated),
+    known(CALC, "Table1", "MonthlySalary", Class::Calculated),
+    known(CALC, "Table1", "SalaryTest", Class::Calculated),
+    known(CALC, "Table1", "WeeklySalary", Class::Calculated),
+    known(EXT, "Table1", "DateNormalCalc", Class::Calculated),
+    known(
+        "ucanaccess/alterTable.accdb",
+        "Tabella1",
+        "eee",
+        Class::Calculated,
+    ),
+    known(
+        "ucanaccess/badDb.accdb",
+        "Tabella1",
+        "eee",
+        Class::Calculated,
+    ),
+    known(
+        "ucanaccess/calculatedField.accdb",
+        "products",
+        "%markup",
+        Class::Calculated,
+    ),
+    known(CODES, "Table1", "data", Class::Cp1252Undefined),
+    known(CODES, "Table1_desc", "data", Class::Cp1252Undefined),
+    known(CODES, "Table14", "data", Class::Cp1252Undefined),
+    known(CODES, "Table14_desc", "data", Class::Cp1252Undefined),
+    known(CODES, "Table6", "data", Class::Pre1899Time),
+    known(CODES, "Table6_desc", "data", Class::Pre1899Time),
+    known(EXT, "Table1", "DateNormal", Class::Pre1899Time),
+];
+
+/// mdb-export's CSV: header and rows; an empty field is NULL (mdb-export
+/// prints zero-length values as NULL).
+pub struct Csv {
+    /// Column names.
+    pub header: Vec<String>,
+    /// Rows; `None` for an empty field.
+    pub rows: Vec<Vec<Option<String>>>,
+}
+
+/// Parses `mdb-export` CSV output (header line first).
+pub fn parse_csv(bytes: &[u8]) -> Result<Csv, String> {
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(bytes);
+    let header = r
+        .headers()
+        .map_err(|e| format!("CSV header: {e}"))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let mut rows = Vec::new();
+    for rec in r.records() {
+        let rec = rec.map_err(|e| format!("CSV: {e}"))?;
+        rows.push(
+            rec.iter()
+                .map(|f| (!f.is_empty()).then(|| f.to_string()))
+                .collect(),
+        );
+    }
+    Ok(Csv { header, rows })
+}
+
+/// For each of our `n` rows, the oracle row it is compared with: the same
+/// position when `score(i, i)` (the number of agreeing columns) is `full`,
+/// otherwise the unused oracle row with the highest score (the first with
+/// `full`). A bijection on `0..n`.
+pub fn align(n: usize, score: impl Fn(usize, usize) -> usize, full: usize) -> Vec<usize> {
+    let mut used = vec![false; n];
+    let mut out = vec![usize::MAX; n];
+    let mut pending = Vec::new();
+    for (i, o) in out.iter_mut().enumerate() {
+        if score(i, i) == full {
+            *o = i;
+            used[i] = true;
+        } else {
+            pending.push(i);
+        }
+    }
+    for i in pending {
+        let mut best: Option<(usize, usize)> = None;
+        for j in (0..n).filter(|&j| !used[j]) {
+            let s = score(i, j);
+            if best.is_none_or(|(b, _)| s > b) {
+                best = Some((s, j));
+                if s == full {
+                    break;
+                }
+            }
+        }
+        if let Some((_, j)) = best {
+            out[i] = j;
+            used[j] = true;
+        }
+    }
+    out
+}
+
+/// Counters, printed at the end.
+#[derive(Default, Debug)]
+pub struct Tally {
+    pub files: usize,
+    pub tables: usize,
+    pub values: u64,
+    pub agree_all: u64,
+    pub reader_only: u64,
+    pub mdbtools_only: u64,
+    pub known: BTreeMap<&'static str, u64>,
+    /// Per (file, table, column): disagreements with mdb-reader only.
+    pub reader_differs: BTreeMap<String, u64>,
+    /// Per (file, table, column): disagreements with mdbtools only.
+    pub mdbtools_differs: BTreeMap<String, u64>,
+}
+
+/// Where one table's comparison reports.
+pub struct Ctx<'a> {
+    pub rel: &'a str,
+    pub table: &'a str,
+    pub known_hits: &'a mut [u64],
+    pub tally: &'a mut Tally,
+    pub failures: &'a mut Vec<String>,
+}
+
+/// Compares a table's values (`cols[c][r]`: column `c` named `names[c]`,
+/// row `r`, typed) with both oracles' output for it: counts agreements in
+/// `cx.tally`; a value differing from both is a failure unless its column
+/// is listed in [`KNOWN`] and the value has its class's shape.
+pub fn compare_columns(
+    names: &[String],
+    calculated: &[bool],
+    cols: &[Vec<Ours>],
+    rt: &ReaderTable,
+    mdb: &Csv,
+    cx: Ctx<'_>,
+) {
+    let Ctx {
+        rel,
+        table,
+        known_hits,
+        tally,
+        failures,
+    } = cx;
+    let rows = cols.first().map_or(0, Vec::len);
+    if rt.rows.len() != rows || mdb.rows.len() != rows {
+        failures.push(format!(
+            "{rel}: table {table:?}: {rows} rows, mdb-reader {}, mdbtools {}",
+            rt.rows.len(),
+            mdb.rows.len()
+        ));
+        return;
+    }
+    tally.tables += 1;
+    // the columns as each oracle orders them
+    let mut pos: Vec<(usize, usize, String)> = Vec::new();
+    for name in names {
+        match (
+            rt.columns.iter().position(|(n, _)| n == name),
+            mdb.header.iter().position(|n| n == name),
+        ) {
+            (Some(ri), Some(mi)) => pos.push((ri, mi, rt.columns[ri].1.clone())),
+            _ => {
+                failures.push(format!(
+                    "{rel}: {table:?}.{name:?}: an oracle lacks the column"
+                ));
+                return;
+            }
+        }
+    }
+    // rows are matched, not taken in order: jetsql may walk the data
+    // pages of a table in another order than the oracles
+    let to_reader = align(
+        rows,
+        |i, j| {
+            (0..cols.len())
+                .filter(|&c| {
+                    let v = rt.rows[j].get(pos[c].0).cloned().flatten();
+                    agrees_reader(&cols[c][i], v.as_deref(), &pos[c].2)
+                })
+                .count()
+        },
+        cols.len(),
+    );
+    let to_mdb = align(
+        rows,
+        |i, j| {
+            (0..cols.len())
+                .filter(|&c| {
+                    let v = mdb.rows[j].get(pos[c].1).cloned().flatten();
+                    agrees_mdbtools(&cols[c][i], v.as_deref())
+                })
+                .count()
+        },
+        cols.len(),
+    );
+    for (c, name) in names.iter().enumerate() {
+        let (ri, mi, rtype) = (pos[c].0, pos[c].1, pos[c].2.as_str());
+        let key = format!("{rel} {table:?}.{name:?}");
+        let known = KNOWN
+            .iter()
+            .position(|k| k.file == rel && k.table == table && k.column == name);
+        let mut shown = 0;
+        for (r, ours) in cols[c].iter().enumerate() {
+            let rv = rt.rows[to_reader[r]].get(ri).cloned().flatten();
+            let mv = mdb.rows[to_mdb[r]].get(mi).cloned().flatten();
+            let a_r = agrees_reader(ours, rv.as_deref(), rtype);
+            let a_m = agrees_mdbtools(ours, mv.as_deref());
+            tally.values += 1;
+            match (a_r, a_m) {
+                (true, true) => tally.agree_all += 1,
+                (true, false) => {
+                    tally.reader_only += 1;
+                    *tally.mdbtools_differs.entry(key.clone()).or_default() += 1;
+                }
+                (false, true) => {
+                    tally.mdbtools_only += 1;
+                    *tally.reader_differs.entry(key.clone()).or_default() += 1;
+                }
+                (false, false) => {
+                    if let Some(k) = known.filter(|&k| {
+                        KNOWN[k]
+                            .class
+                            .accepts(ours, rv.as_deref(), mv.as_deref(), calculated[c])
+                    }) {
+                        known_hits[k] += 1;
+                        *tally.known.entry(KNOWN[k].class.name()).or_default() += 1;
+                    } else if shown < 5 {
+                        shown += 1;
+                        failures.push(format!(
+                            "{key} row {}: ours {ours:?}, mdb-reader ({rtype}) {rv:?}, \
+                             mdbtools {mv:?}",
+                            r + 1
+                        ));
+                    }
+                }
+            }
+        }
     }
 }
