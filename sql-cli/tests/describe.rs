@@ -171,11 +171,11 @@ fn mdb_prop(db: &Path, table: &str) -> BTreeMap<String, Vec<(String, String)>> {
             maps.entry(current.clone())
                 .or_default()
                 .push((k.to_string(), v.to_string()));
-        } else if !line.is_empty() {
-            if let Some(last) = maps.get_mut(&current).and_then(|m| m.last_mut()) {
-                last.1.push(' ');
-                last.1.push_str(line);
-            }
+        } else if !line.is_empty()
+            && let Some(last) = maps.get_mut(&current).and_then(|m| m.last_mut())
+        {
+            last.1.push(' ');
+            last.1.push_str(line);
         }
     }
     maps

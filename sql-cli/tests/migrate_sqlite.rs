@@ -138,10 +138,10 @@ fn sqlite_keys(conn: &Connection) -> Keys {
                 .collect();
             k.indexes.insert((lt.clone(), cols, unique));
         }
-        let mut fks: std::collections::BTreeMap<
-            i64,
-            (String, Vec<String>, Vec<String>, bool, bool),
-        > = Default::default();
+        // id → (referenced table, columns, referenced columns, on update
+        // cascade, on delete cascade)
+        type Fk = (String, Vec<String>, Vec<String>, bool, bool);
+        let mut fks: std::collections::BTreeMap<i64, Fk> = Default::default();
         let rows: Vec<(i64, String, String, String, String, String)> = conn
             .prepare(
                 "SELECT id, \"table\", \"from\", \"to\", on_update, on_delete \

@@ -157,30 +157,6 @@ pub fn max_auto(model: &TableModel, b: &RecordBatch) -> Option<i64> {
         .max()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decimals_and_timestamps_as_text() {
-        assert_eq!(decimal_text(123_400, 4), "12.3400");
-        assert_eq!(decimal_text(-5, 2), "-0.05");
-        assert_eq!(decimal_text(0, 4), "0.0000");
-        assert_eq!(decimal_text(7, 0), "7");
-        assert_eq!(decimal_text(7, -2), "700");
-        assert_eq!(timestamp_text(0).unwrap(), "1970-01-01 00:00:00");
-        assert_eq!(
-            timestamp_text(1_500_000).unwrap(),
-            "1970-01-01 00:00:01.500000"
-        );
-        // 0100-01-01, Access's first day
-        assert_eq!(
-            timestamp_text(-59_011_459_200_000_000).unwrap(),
-            "0100-01-01 00:00:00"
-        );
-    }
-}
-
 /// Why `target` cannot hold `v` (a value of an Access `jet` column), or
 /// `None` when it can.
 pub fn cannot_hold(
@@ -203,5 +179,29 @@ pub fn cannot_hold(
         }
         (_, Value::Micros(m)) if timestamp_text(*m).is_none() => Some("a date out of range"),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_and_timestamps_as_text() {
+        assert_eq!(decimal_text(123_400, 4), "12.3400");
+        assert_eq!(decimal_text(-5, 2), "-0.05");
+        assert_eq!(decimal_text(0, 4), "0.0000");
+        assert_eq!(decimal_text(7, 0), "7");
+        assert_eq!(decimal_text(7, -2), "700");
+        assert_eq!(timestamp_text(0).unwrap(), "1970-01-01 00:00:00");
+        assert_eq!(
+            timestamp_text(1_500_000).unwrap(),
+            "1970-01-01 00:00:01.500000"
+        );
+        // 0100-01-01, Access's first day
+        assert_eq!(
+            timestamp_text(-59_011_459_200_000_000).unwrap(),
+            "0100-01-01 00:00:00"
+        );
     }
 }

@@ -236,7 +236,7 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
 
 /// Hex digits as bytes.
 pub fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())
@@ -270,10 +270,13 @@ pub struct Keys {
     pub primary: BTreeSet<(String, Vec<String>)>,
     /// (table, columns with ` DESC` where descending, unique).
     pub indexes: BTreeSet<(String, Vec<String>, bool)>,
-    /// (table, columns, referenced table, referenced columns, on update
-    /// cascade, on delete cascade).
-    pub foreign: BTreeSet<(String, Vec<String>, String, Vec<String>, bool, bool)>,
+    /// Every foreign key.
+    pub foreign: BTreeSet<ForeignKey>,
 }
+
+/// A foreign key: (table, columns, referenced table, referenced columns,
+/// on update cascade, on delete cascade).
+pub type ForeignKey = (String, Vec<String>, String, Vec<String>, bool, bool);
 
 /// The quoted names of `s` in order (`"a", "b"` → `[a, b]`), lower case.
 fn quoted_names(s: &str) -> Vec<String> {
