@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Migration bench (not a test): `jetsql migrate` into SQLite and PostgreSQL
 # against mdbtools (`mdb-schema` + `mdb-export -I` piped into sqlite3 /
-# psql, each table in one transaction), on the files given.
+# psql, each table in one transaction, binary values as hex literals), on
+# the files given.
 #
 # usage: benches/migrate/run.sh JETSQL PGCONN FILE...
 #   JETSQL  the release jetsql binary
@@ -31,7 +32,7 @@ for f in "$@"; do
   mdb-schema "$f" sqlite | sqlite3 "$work/m.sqlite"
   while IFS= read -r t; do
     [ -z "$t" ] && continue
-    { echo "BEGIN;"; mdb-export -I sqlite -S 100 "$f" "$t"; echo "COMMIT;"; } | sqlite3 "$work/m.sqlite"
+    { echo "BEGIN;"; mdb-export -I sqlite -b hex -S 100 "$f" "$t"; echo "COMMIT;"; } | sqlite3 "$work/m.sqlite"
   done < <(mdb-tables -1 "$f")
   e=$(now)
   sec=$(awk -v a="$s" -v b="$e" 'BEGIN { print b - a }')
@@ -48,7 +49,7 @@ for f in "$@"; do
   mdb-schema "$f" postgres | psql -q -d "$pg dbname=$db" >/dev/null 2>&1
   while IFS= read -r t; do
     [ -z "$t" ] && continue
-    { echo "BEGIN;"; mdb-export -I postgres -S 100 "$f" "$t"; echo "COMMIT;"; } \
+    { echo "BEGIN;"; mdb-export -I postgres -b hex -S 100 "$f" "$t"; echo "COMMIT;"; } \
       | psql -q -d "$pg dbname=$db" >/dev/null 2>&1
   done < <(mdb-tables -1 "$f")
   e=$(now)

@@ -77,16 +77,21 @@ fn open_file(
         ..OpenOptions::default()
     };
     let db = jet_storage::Database::open(path, options).map_err(|e| open_error(path, &e))?;
+    // the shell's session, so a statement answers here as it does there
     let session =
-        crate::session::new_session(jet_provider::frontdoor::default_memory_limit(), dialect)
+        jet_provider::session::new_session(jet_provider::frontdoor::default_memory_limit())
             .map_err(|e| from_df(&e))?;
+    session.set_dialect(dialect);
     let jet = JetOptions {
         writable,
         password: password.map(Password::from),
         ..JetOptions::default()
     };
-    let (catalog, handle) =
-        crate::session::register(&session, path, db, jet).map_err(|e| from_df(&e))?;
+    // named as the shell names it; its tables also answer to bare names
+    let catalog = jet_provider::session::catalog_name(path);
+    let handle = session
+        .register_database(&catalog, db, jet, true)
+        .map_err(|e| from_df(&e))?;
     Ok(Open {
         session: Arc::new(session),
         handle,

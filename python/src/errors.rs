@@ -125,53 +125,6 @@ fn storage_cause(e: &DataFusionError) -> Option<&JetError> {
     }
 }
 
-/// DataFusion's category prefixes, removed from messages.
-const PREFIXES: &[&str] = &[
-    "Error during planning: ",
-    "Schema error: ",
-    "SQL error: ",
-    "Execution error: ",
-    "External error: ",
-    "Arrow error: ",
-    "Optimizer rule error: ",
-    "Invalid argument error: ",
-    "Parser error: ",
-    "Object Store error: ",
-    "IO error: ",
-    "Internal error: ",
-    "Not implemented: ",
-    "Resources exhausted: ",
-];
-
-/// A DataFusion message as a person reads it: without category prefixes
-/// and parser debug wrappers, and without the default catalog's
-/// qualification of table names.
-pub fn clean(message: &str) -> String {
-    let mut s = message.trim();
-    loop {
-        let before = s;
-        for p in PREFIXES {
-            if let Some(rest) = s.strip_prefix(p) {
-                s = rest;
-            }
-        }
-        if s == before {
-            break;
-        }
-    }
-    let mut out = s.to_string();
-    for wrapper in ["ParserError(\"", "TokenizerError(\""] {
-        if let Some(at) = out.find(wrapper) {
-            let inner = &out[at + wrapper.len()..];
-            if let Some(end) = inner.rfind("\")") {
-                let text = inner[..end].replace("\\\"", "\"");
-                out = format!("{}{}{}", &out[..at], text, &inner[end + 2..]);
-            }
-        }
-    }
-    out.replace("datafusion.public.", "")
-}
-
 /// The Python exception for a storage error.
 pub fn from_storage(e: &JetError) -> PyErr {
     storage_kind(e).to_py(e.to_string())
@@ -184,5 +137,5 @@ pub fn from_df(e: &DataFusionError) -> PyErr {
     if let Some(j) = storage_cause(e) {
         return from_storage(j);
     }
-    Kind::Other.to_py(clean(&e.find_root().to_string()))
+    Kind::Other.to_py(jet_provider::messages::plain(&e.find_root().to_string()))
 }

@@ -11,7 +11,6 @@ mod database;
 mod errors;
 mod provider;
 mod runtime;
-mod session;
 mod stream;
 
 use pyo3::prelude::*;

@@ -81,8 +81,9 @@ impl Iterator for QueryReader {
         // the plan's partitions run as tasks on the runtime; this thread
         // only waits for the next batch
         let _entered = rt.enter();
-        futures::executor::block_on(self.stream.next())
-            .map(|b| b.map_err(|e| stream_error(&crate::errors::clean(&e.find_root().to_string()))))
+        futures::executor::block_on(self.stream.next()).map(|b| {
+            b.map_err(|e| stream_error(&jet_provider::messages::plain(&e.find_root().to_string())))
+        })
     }
 }
 

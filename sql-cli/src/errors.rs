@@ -7,46 +7,11 @@
 //! names nothing gets the closest names of the open databases as a
 //! suggestion.
 
-/// Prefixes DataFusion puts before a message, by category.
-const PREFIXES: &[&str] = &[
-    "Error during planning: ",
-    "Schema error: ",
-    "SQL error: ",
-    "Execution error: ",
-    "External error: ",
-    "Arrow error: ",
-    "Optimizer rule error: ",
-    "Invalid argument error: ",
-    "Parser error: ",
-    "Object Store error: ",
-    "IO error: ",
-];
-
-/// Removes the category prefixes and debug wrappers of one message.
-fn strip(mut s: &str) -> String {
-    loop {
-        let before = s;
-        for p in PREFIXES {
-            if let Some(rest) = s.strip_prefix(p) {
-                s = rest;
-            }
-        }
-        if s == before {
-            break;
-        }
-    }
-    let mut out = s.trim().to_string();
-    for wrapper in ["ParserError(\"", "TokenizerError(\""] {
-        if let Some(at) = out.find(wrapper) {
-            let inner = &out[at + wrapper.len()..];
-            if let Some(end) = inner.rfind("\")") {
-                let text = inner[..end].replace("\\\"", "\"");
-                out = format!("{}{}{}", &out[..at], text, &inner[end + 2..]);
-            }
-        }
-    }
-    out.replace("datafusion.public.", "")
-        .replace(".public.", ".")
+/// One message of a chain as a person reads it
+/// ([`jet_provider::messages::plain`]), with other catalogs' names
+/// shortened too (`nwind.public.orders` → `nwind.orders`).
+fn strip(s: &str) -> String {
+    jet_provider::messages::plain(s).replace(".public.", ".")
 }
 
 /// The closest of `names` to `wanted` (ignoring case), when close enough

@@ -1,45 +1,22 @@
 //! The DataFusion session and the databases registered on it.
 //!
-//! [`new_session`] is the one place the session is built; everything else
-//! (catalog registration, the default schema) is layered on the context it
-//! returns, so a provider-built session with extra optimizer rules can be
-//! swapped in there alone.
+//! The session itself is the provider's ([`new_session`]), shared with the
+//! Python module; catalog registration, passwords asked on the terminal and
+//! the default schema are layered on the context it returns.
 
 use async_trait::async_trait;
 use datafusion::catalog::{MemorySchemaProvider, SchemaProvider, TableProvider};
 use datafusion::error::{DataFusionError, Result};
-use datafusion::prelude::SessionConfig;
 use jet_provider::{JetHandle, JetOptions, JetSession};
 use jet_storage::{Database, Error as JetError, FormatError, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Builds the session every statement runs in: information_schema on (for
-/// `SHOW TABLES`, `SHOW COLUMNS`), default catalog `datafusion`, schema
-/// `public`; statements go through [`JetSession`] (writes, `BEGIN` /
-/// `COMMIT` / `ROLLBACK`, `CREATE TABLE` in a database). Queries run
-/// under a memory pool of `memory_limit` bytes (`--memory-limit`): an
-/// operator that needs more fails with "resources exhausted", and the
-/// text functions that build their whole result check it against the
-/// limit first.
+/// Builds the session every statement runs in: the one the Python module
+/// uses too ([`jet_provider::session::new_session`]), under a memory pool
+/// of `memory_limit` bytes (`--memory-limit`).
 pub fn new_session(memory_limit: u64) -> Result<JetSession> {
-    let mut config = SessionConfig::new()
-        .with_information_schema(true)
-        .with_default_catalog_and_schema("datafusion", "public");
-    // Access text holds CR/LF: CSV written by COPY and export quotes such
-    // values, and reading them back must keep them whole
-    config.options_mut().catalog.newlines_in_values = true;
-    let runtime = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
-        .with_memory_limit(usize::try_from(memory_limit).unwrap_or(usize::MAX), 1.0)
-        .build_arc()?;
-    // The Jet planner rules: ORDER BY … LIMIT walks an index, MIN/MAX read
-    // index ends. Files name tables too: SELECT * FROM 'out.parquet'.
-    let state = jet_provider::jet_session_state_builder(config)
-        .with_runtime_env(runtime)
-        .build();
-    Ok(JetSession::new(
-        datafusion::prelude::SessionContext::new_with_state(state).enable_url_table(),
-    ))
+    jet_provider::session::new_session(memory_limit)
 }
 
 /// How databases are opened: the password given (`--password` or
@@ -191,29 +168,10 @@ pub fn open_options(req: &OpenRequest, path: &Path) -> OpenOptions {
     }
 }
 
-/// The catalog name for `path`: its stem lower-cased, non-identifier
-/// characters replaced by `_`, made unique among `taken`.
+/// The catalog name for `path` ([`jet_provider::session::catalog_name`]),
+/// made unique among `taken` with a `_2`, `_3`, … suffix.
 fn catalog_name(path: &Path, taken: &[OpenDb]) -> String {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    let mut base: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
-        base.insert(0, '_');
-    }
-    if base == "datafusion" {
-        base.push('_');
-    }
+    let base = jet_provider::session::catalog_name(path);
     let mut name = base.clone();
     let mut n = 2;
     while taken.iter().any(|d| d.name == name) {

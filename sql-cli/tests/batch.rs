@@ -5,18 +5,9 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 use predicates::str::contains;
-use std::path::PathBuf;
 
-fn nwind() -> Option<PathBuf> {
-    let c = jet_tests::corpus()?;
-    Some(c.join("mdbtools/nwind.mdb"))
-}
-
-fn jetsql() -> Command {
-    let mut c = Command::cargo_bin("jetsql").expect("the jetsql binary is built");
-    c.env_remove("JETSQL_SAMPLE");
-    c
-}
+mod common;
+use common::{jetsql, nwind};
 
 const Q: &str =
     r#"SELECT "OrderID", "CustomerID", "OrderDate" FROM orders ORDER BY "OrderID" LIMIT 2"#;

@@ -9,16 +9,8 @@ use predicates::str::contains;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-fn nwind() -> Option<PathBuf> {
-    let c = jet_tests::corpus()?;
-    Some(c.join("mdbtools/nwind.mdb"))
-}
-
-fn jetsql() -> Command {
-    let mut c = Command::cargo_bin("jetsql").expect("the jetsql binary is built");
-    c.env_remove("JETSQL_SAMPLE");
-    c
-}
+mod common;
+use common::{jetsql, nwind};
 
 /// The part of `text` after the line `header` (a section of `\\d`).
 fn section<'a>(text: &'a str, header: &str) -> &'a str {

@@ -11,14 +11,11 @@ use predicates::str::contains;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-fn nwind() -> Option<PathBuf> {
-    let c = jet_tests::corpus()?;
-    Some(c.join("mdbtools/nwind.mdb"))
-}
+mod common;
+use common::nwind;
 
 fn jetsql() -> Command {
-    let mut c = Command::cargo_bin("jetsql").expect("the jetsql binary is built");
-    c.env_remove("JETSQL_SAMPLE");
+    let mut c = common::jetsql();
     c.timeout(Duration::from_secs(60));
     c
 }

@@ -5,16 +5,12 @@
 //! rows they were copied from. Without `--write` every write is refused
 //! and the file is unchanged byte for byte.
 
-use assert_cmd::Command;
 use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use std::path::{Path, PathBuf};
 
-fn jetsql() -> Command {
-    let mut c = Command::cargo_bin("jetsql").expect("the jetsql binary is built");
-    c.env_remove("JETSQL_SAMPLE");
-    c
-}
+mod common;
+use common::jetsql;
 
 /// A copy of the generated `fixtures/sample.mdb` in `dir`.
 fn sample_copy(dir: &Path) -> PathBuf {

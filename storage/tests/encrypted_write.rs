@@ -11,6 +11,8 @@
 //! (`CryptCodecProviderTest.doCheckOfficeDb`: Table1 holds ID 1, Field1
 //! "foo"; `doCheckJetDb`: Table1 holds (1, "hello", 0) and (2, "world", 42)).
 
+#[path = "support/check.rs"]
+mod check;
 #[path = "support/oracle.rs"]
 mod oracle;
 #[path = "support/queries.rs"]
@@ -246,8 +248,7 @@ fn encoded_jet4_file_takes_writes_and_mdb_reader_reads_them() {
 #[test]
 fn crashed_transactions_on_encrypted_files_recover_to_old_or_new() {
     use jet_storage::journal::JournaledFile;
-    use jet_storage::journal::recover_storage;
-    use jet_storage::journal::sim::{SimRng, SimStorage};
+    use jet_storage::journal::sim::SimStorage;
     let Some(src) = corpus_file("jackcess-encrypt/db2007-enc.accdb") else {
         return;
     };
@@ -275,28 +276,7 @@ fn crashed_transactions_on_encrypted_files_recover_to_old_or_new() {
         table1(&db, "Field1"),
         [(1, Some("foo".into())), (2, Some("crash zqxj".into()))]
     );
-    let mut rng = SimRng::new(21);
-    let (mut saw_old, mut saw_new) = (0, 0);
-    for k in 0..steps {
-        let (ok, f) = run(Some(k));
-        assert!(
-            !ok || !f.storage().crashed(),
-            "step {k}: a crashed commit returned Ok"
-        );
-        for _ in 0..4 {
-            let mut s = SimStorage::from_disk(&f.storage().crash_disk(&mut rng));
-            recover_storage(&mut s).unwrap_or_else(|e| panic!("step {k}: recovery: {e}"));
-            let out = s.live_disk().db;
-            if out == old {
-                saw_old += 1;
-            } else if out == new {
-                saw_new += 1;
-            } else {
-                panic!("step {k}: recovered to neither the old nor the new image");
-            }
-        }
-    }
-    assert!(saw_old > 0 && saw_new > 0, "old {saw_old}, new {saw_new}");
+    check::crash_every_step(run, steps, &old, &new, 21, "db2007-enc.accdb");
 }
 
 /// mdb-reader reads written encrypted files: an Agile AES-256 / SHA-512

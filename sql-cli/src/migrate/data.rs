@@ -3,7 +3,7 @@
 //! cell, and the values a target cannot hold reported by table, column
 //! and row.
 
-use super::schema::TableModel;
+use super::schema::{ColumnModel, TableModel};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{
     DataType, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
@@ -155,6 +155,50 @@ pub fn max_auto(model: &TableModel, b: &RecordBatch) -> Option<i64> {
             _ => None,
         })
         .max()
+}
+
+/// The rows of one batch of a table as one target receives them: cells
+/// the target cannot hold become NULL and are reported.
+pub struct TargetRows<'a> {
+    /// The target.
+    pub target: super::types::Target,
+    /// The table the batch belongs to.
+    pub table: &'a TableModel,
+    /// Rows of the table before this batch.
+    pub first_row: u64,
+}
+
+impl TargetRows<'_> {
+    /// Cell `r` of column `c` in `b`: its value, or NULL when the target
+    /// cannot hold it, in which case `problems` gets the table, column,
+    /// row (counted from 1 in page order) and the reason.
+    pub fn cell<'b>(
+        &self,
+        b: &'b RecordBatch,
+        c: &ColumnModel,
+        r: usize,
+        problems: &mut Vec<Problem>,
+    ) -> Value<'b> {
+        let v = value(b.column(c.source), r);
+        match cannot_hold(self.target, c.jet, &v) {
+            None => v,
+            Some(why) => {
+                problems.push(self.problem(c, r, why));
+                Value::Null
+            }
+        }
+    }
+
+    /// The report of cell `r` of column `c`, which the target cannot hold
+    /// for reason `what`.
+    pub fn problem(&self, c: &ColumnModel, r: usize, what: &str) -> Problem {
+        Problem {
+            table: self.table.name.clone(),
+            column: c.name.clone(),
+            row: self.first_row + r as u64 + 1,
+            what: what.into(),
+        }
+    }
 }
 
 /// Why `target` cannot hold `v` (a value of an Access `jet` column), or

@@ -5,7 +5,7 @@
 //! rolls back a transaction whose client went away) leaves the database
 //! as it was.
 
-use super::data::{self, Problem, Value, cannot_hold};
+use super::data::{self, Problem, TargetRows, Value};
 use super::ddl;
 use super::dialect::ident;
 use super::schema::{Model, TableModel};
@@ -90,23 +90,17 @@ fn copy_text(
     problems: &mut Vec<Problem>,
 ) -> String {
     let mut out = String::with_capacity(b.num_rows() * 64);
+    let rows = TargetRows {
+        target: T,
+        table: t,
+        first_row,
+    };
     for r in 0..b.num_rows() {
         for (i, c) in t.columns.iter().enumerate() {
             if i > 0 {
                 out.push('\t');
             }
-            let v = data::value(b.column(c.source), r);
-            if let Some(why) = cannot_hold(T, c.jet, &v) {
-                problems.push(Problem {
-                    table: t.name.clone(),
-                    column: c.name.clone(),
-                    row: first_row + r as u64 + 1,
-                    what: why.into(),
-                });
-                out.push_str("\\N");
-                continue;
-            }
-            copy_field(&mut out, &v);
+            copy_field(&mut out, &rows.cell(b, c, r, problems));
         }
         out.push('\n');
     }

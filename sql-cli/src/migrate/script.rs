@@ -3,7 +3,7 @@
 //! counters — in one transaction. Saved queries are listed as comments
 //! with their Access SQL.
 
-use super::data::{self, Problem, Value, cannot_hold};
+use super::data::{self, Problem, TargetRows, Value, cannot_hold};
 use super::ddl;
 use super::dialect::{self, ident, string};
 use super::schema::{Model, TableModel};
@@ -88,6 +88,11 @@ fn write_rows(
         ident(target, &t.name),
         ddl::insert_columns(target, t)
     );
+    let rows = TargetRows {
+        target,
+        table: t,
+        first_row,
+    };
     let mut start = 0;
     while start < b.num_rows() {
         let end = (start + ROWS_PER_INSERT).min(b.num_rows());
@@ -98,18 +103,11 @@ fn write_rows(
                 if i > 0 {
                     s.push_str(", ");
                 }
-                let v = data::value(b.column(c.source), r);
+                let v = rows.cell(b, c, r, problems);
                 match literal(target, c.jet, &v) {
                     Some(l) => s.push_str(&l),
                     None => {
-                        problems.push(Problem {
-                            table: t.name.clone(),
-                            column: c.name.clone(),
-                            row: first_row + r as u64 + 1,
-                            what: cannot_hold(target, c.jet, &v)
-                                .unwrap_or("no literal")
-                                .into(),
-                        });
+                        problems.push(rows.problem(c, r, "no SQL literal of the target"));
                         s.push_str("NULL");
                     }
                 }

@@ -3,7 +3,7 @@
 //! name and renamed to the target when everything is in, so a failure or
 //! a kill never leaves a target behind; an existing target is refused.
 
-use super::data::{self, Problem, Value, cannot_hold};
+use super::data::{self, Problem, TargetRows, Value};
 use super::ddl;
 use super::schema::{Model, TableModel};
 use super::types::Target;
@@ -69,19 +69,15 @@ fn insert_batch(
     problems: &mut Vec<Problem>,
 ) -> Result<(), String> {
     let mut params: Vec<Param<'_>> = Vec::with_capacity(t.columns.len());
+    let rows = TargetRows {
+        target: T,
+        table: t,
+        first_row,
+    };
     for r in 0..b.num_rows() {
         params.clear();
         for c in &t.columns {
-            let v = data::value(b.column(c.source), r);
-            if let Some(why) = cannot_hold(T, c.jet, &v) {
-                problems.push(Problem {
-                    table: t.name.clone(),
-                    column: c.name.clone(),
-                    row: first_row + r as u64 + 1,
-                    what: why.into(),
-                });
-            }
-            params.push(param(&v));
+            params.push(param(&rows.cell(b, c, r, problems)));
         }
         stmt.execute(rusqlite::params_from_iter(params.iter()))
             .map_err(|e| {

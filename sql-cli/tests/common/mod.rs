@@ -1,0 +1,20 @@
+//! What the CLI test files share: the `jetsql` binary as the tests run it
+//! and the corpus's nwind.mdb. Each test file uses part of it.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::PathBuf;
+
+/// The `jetsql` binary of this build, without `JETSQL_SAMPLE` (so a test
+/// never depends on where the sample was found at build time).
+pub fn jetsql() -> Command {
+    let mut c = Command::cargo_bin("jetsql").expect("the jetsql binary is built");
+    c.env_remove("JETSQL_SAMPLE");
+    c
+}
+
+/// The corpus's nwind.mdb (Access 97), or `None` without the corpus
+/// (which fails under `CI=true`, see `jet_tests::corpus`).
+pub fn nwind() -> Option<PathBuf> {
+    Some(jet_tests::corpus()?.join("mdbtools/nwind.mdb"))
+}
