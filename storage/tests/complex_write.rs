@@ -20,9 +20,11 @@ mod check;
 mod oracle;
 
 use arrow_array::builder::{BinaryBuilder, ListBuilder, StringBuilder, StructBuilder};
+use arrow_array::cast::AsArray;
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Fields};
 use check::{Scratch, consistency, corpus_root, crash_every_step};
+use jet_storage::complex::encode_file_data;
 use jet_storage::journal::JournaledFile;
 use jet_storage::write::{WriteError, Writer};
 use jet_storage::{ComplexColumn, Database, Error, OpenOptions};
@@ -44,10 +46,7 @@ const PNG: &[u8] = &[
 
 /// `mdb-export` is installed (else a skip, a failure under `CI=true`).
 fn have_mdbtools() -> bool {
-    let ok = Command::new("mdb-export")
-        .arg("--version")
-        .output()
-        .is_ok();
+    let ok = Command::new("mdb-export").arg("--version").output().is_ok();
     assert!(
         ok || std::env::var("CI").as_deref() != Ok("true"),
         "mdb-export is missing under CI"
@@ -69,7 +68,11 @@ fn export(file: &Path, table: &str) -> (Vec<String>, Vec<Vec<String>>) {
         .arg(table)
         .output()
         .unwrap();
-    assert!(out.status.success(), "mdb-export {} {table}", file.display());
+    assert!(
+        out.status.success(),
+        "mdb-export {} {table}",
+        file.display()
+    );
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let mut lines = text
         .split("\u{1e}\n")
@@ -254,6 +257,10 @@ fn insert_update_delete_round_trip() {
         );
     }
     // and jetsql reads them back
+    let mut mv = db.complex_values(column(&cols, MULTI));
+    let got = mv.multi_values(id).unwrap();
+    let got: Vec<&str> = got.as_string::<i32>().iter().map(Option::unwrap).collect();
+    assert_eq!(got, ["alpha", "beta"]);
     let mut vals = db.complex_values(column(&cols, ATTACH));
     let mut files: Vec<(String, Vec<u8>)> = vals
         .attachments(id)
@@ -301,6 +308,41 @@ fn insert_update_delete_round_trip() {
     assert_eq!(flat_values(&path, &mv_flat, row2, "Value"), ["gamma"]);
 }
 
+/// The stored `FileData` of Jackcess ComplexColumnTest's `test_data.txt`
+/// (`TEST_ENC_BYTES`): ours has the same wrapper header, and inflates to
+/// the same content (header with the extension, then the file).
+#[test]
+fn file_data_is_stored_as_jackcess_stores_it() {
+    use std::io::Read;
+    const JACKCESS: [u8; 66] = [
+        0x01, 0x00, 0x00, 0x00, 0x3A, 0x00, 0x00, 0x00, 0x78, 0x5E, 0x13, 0x61, 0x60, 0x60, 0x60,
+        0x04, 0x62, 0x16, 0x20, 0x2E, 0x61, 0xA8, 0x00, 0x62, 0x20, 0x9D, 0x91, 0x59, 0xAC, 0x00,
+        0x44, 0xC5, 0xF9, 0xB9, 0xA9, 0x0A, 0x25, 0xA9, 0xC5, 0x25, 0x0A, 0x29, 0x89, 0x25, 0x89,
+        0x0A, 0x69, 0xF9, 0x45, 0x0A, 0x89, 0x25, 0x25, 0x89, 0xC9, 0x19, 0xB9, 0xA9, 0x79, 0x25,
+        0x7A, 0x00, 0x52, 0xA9, 0x0F, 0x7A,
+    ];
+    let inflate = |b: &[u8]| {
+        let mut out = Vec::new();
+        flate2::read::ZlibDecoder::new(&b[8..])
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    };
+    let ours = encode_file_data("txt", b"this is some test data for attachment.").unwrap();
+    assert_eq!(ours[..8], JACKCESS[..8]);
+    assert_eq!(inflate(&ours), inflate(&JACKCESS));
+    // a type stored raw: flag 0, the content as is
+    let raw = encode_file_data("JPG", b"abc").unwrap();
+    assert_eq!(raw[..8], [0, 0, 0, 0, 23, 0, 0, 0]);
+    assert_eq!(
+        raw[8..20],
+        inflate(&ours)[..12],
+        "header: length, 1, 4 units"
+    );
+    assert_eq!(raw[20..28], [b'j', 0, b'p', 0, b'g', 0, 0, 0]);
+    assert_eq!(raw[28..], *b"abc");
+}
+
 /// Values for an append-only memo (whose history jetsql does not write)
 /// and a replaced version history are refused by name; nothing changes.
 #[test]
@@ -309,7 +351,8 @@ fn version_history_writes_are_refused() {
     let bytes = std::fs::read(root.join(FILE)).unwrap();
     let mut w = Writer::new(jet_storage::MemImage {
         bytes: bytes.clone(),
-    }).unwrap();
+    })
+    .unwrap();
     let db = w.database().unwrap();
     let cols = columns(&db);
     let b = batch(vec![

@@ -123,7 +123,10 @@ async fn insert_update_delete_through_sql() {
     .await;
     check(&path, "after INSERT");
     let id = parent_id(&path, "sql1").expect("the new row has a complex id");
-    assert_eq!(flat_values(&path, MULTI_FLAT, &id, "Value"), ["blue", "red"]);
+    assert_eq!(
+        flat_values(&path, MULTI_FLAT, &id, "Value"),
+        ["blue", "red"]
+    );
     assert_eq!(
         flat_values(&path, ATTACH_FLAT, &id, "FileName"),
         ["a.txt", "b.zip"]
@@ -141,12 +144,20 @@ async fn insert_update_delete_through_sql() {
     .await;
     let b = &got[0];
     let multi = b.column(0).as_list::<i32>().value(0);
-    let multi: Vec<&str> = multi.as_string::<i32>().iter().map(Option::unwrap).collect();
+    let multi: Vec<&str> = multi
+        .as_string::<i32>()
+        .iter()
+        .map(Option::unwrap)
+        .collect();
     assert_eq!(multi, ["red", "blue"]);
     assert_eq!(b.column(1).as_binary::<i64>().value(0), b"hello");
 
     // a row inserted without values still takes a complex id (as Access)
-    run(&s, &format!(r#"INSERT INTO "{TABLE}" (id) VALUES ('sql2')"#)).await;
+    run(
+        &s,
+        &format!(r#"INSERT INTO "{TABLE}" (id) VALUES ('sql2')"#),
+    )
+    .await;
     check(&path, "after INSERT without values");
     let id2 = parent_id(&path, "sql2").expect("a complex id");
     assert_eq!(
@@ -218,10 +229,7 @@ async fn unwritten_complex_values_are_refused_by_name() {
         ),
     ] {
         let err = s.sql(&sql).await.expect_err(&sql).to_string();
-        assert!(
-            err.contains(TABLE) && err.contains(column),
-            "{sql}: {err}"
-        );
+        assert!(err.contains(TABLE) && err.contains(column), "{sql}: {err}");
     }
     assert_eq!(std::fs::read(&path).unwrap(), before, "nothing changed");
 }

@@ -166,7 +166,10 @@ mod tests {
         let raw = encode_file_data("png", data).unwrap();
         assert_eq!(&raw[..4], &[0, 0, 0, 0]);
         assert_eq!(decode_file_data(&raw).unwrap(), data);
-        assert_eq!(decode_file_data(&encode_file_data("", b"").unwrap()).unwrap(), b"");
+        assert_eq!(
+            decode_file_data(&encode_file_data("", b"").unwrap()).unwrap(),
+            b""
+        );
         assert_eq!(file_type_of("a/b.Txt"), "txt");
         assert_eq!(file_type_of("noext"), "");
         assert_eq!(file_type_of("x.tar.gz"), "gz");

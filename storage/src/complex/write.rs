@@ -83,7 +83,10 @@ pub fn values_at(
             .map(|i| match cell_from_array(items.as_ref(), i) {
                 Some(Cell::Null) => Err("a multi-value list holds no NULL item".to_string()),
                 Some(c) => Ok(NewValue::Value(c)),
-                None => Err(format!("list items of type {} are not stored", items.data_type())),
+                None => Err(format!(
+                    "list items of type {} are not stored",
+                    items.data_type()
+                )),
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Some),

@@ -1350,7 +1350,10 @@ impl<'w> Transaction<'w> {
     }
 
     /// Deletes the rows at `bookmarks` (slot flag; long values and overflow
-    /// targets are freed too). Returns how many rows were deleted.
+    /// targets are freed too). Returns how many rows were deleted. The
+    /// values of complex columns stay in their hidden tables: delete rows
+    /// of a table with complex columns with
+    /// [`Transaction::delete_complex`].
     pub fn delete(&mut self, table: &str, bookmarks: &[Bookmark]) -> WResult<usize> {
         self.delete_rows(table, bookmarks)
     }

@@ -92,7 +92,10 @@ impl Transaction<'_> {
         // replacing a history (even by none) is refused, as is writing one
         for (c, _) in &split.lists {
             if let Some(why) = not_written(c) {
-                return Err(refused(c, format!("replacing its values is refused: {why}")));
+                return Err(refused(
+                    c,
+                    format!("replacing its values is refused: {why}"),
+                ));
             }
         }
         if split.plain.num_columns() > 0 {
@@ -229,11 +232,9 @@ impl Transaction<'_> {
             cells[column.layout.fk] = Cell::Int(id.into());
             match v {
                 NewValue::Value(c) => {
-                    let p = parts
-                        .first()
-                        .copied()
-                        .flatten()
-                        .ok_or_else(|| refused(column, "its flat table has no value column".into()))?;
+                    let p = parts.first().copied().flatten().ok_or_else(|| {
+                        refused(column, "its flat table has no value column".into())
+                    })?;
                     cells[p] = c;
                 }
                 NewValue::Attachment(a) => {
@@ -307,11 +308,7 @@ fn refused(column: &ComplexColumn, why: String) -> WriteError {
 
 /// Splits `batch` into the columns of `columns` (by name, ASCII
 /// case-insensitively) and the others.
-fn split<'c>(
-    table: &str,
-    batch: &RecordBatch,
-    columns: &'c [ComplexColumn],
-) -> WResult<Split<'c>> {
+fn split<'c>(table: &str, batch: &RecordBatch, columns: &'c [ComplexColumn]) -> WResult<Split<'c>> {
     let schema = batch.schema();
     let mut keep = Vec::new();
     let mut lists = Vec::new();
@@ -354,9 +351,11 @@ fn refuse_versioned(
         let ComplexKind::VersionHistory { versioned_column } = &c.kind else {
             continue;
         };
-        let given = plain.schema().fields().iter().position(|f| {
-            f.name().eq_ignore_ascii_case(versioned_column)
-        });
+        let given = plain
+            .schema()
+            .fields()
+            .iter()
+            .position(|f| f.name().eq_ignore_ascii_case(versioned_column));
         if let Some(i) = given
             && plain.column(i).null_count() < plain.num_rows()
         {
