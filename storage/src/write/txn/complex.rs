@@ -45,9 +45,10 @@ impl Transaction<'_> {
     /// table's complex `columns` (as [`crate::Database::complex_columns`]
     /// gives them) holds each row's values as a list (see
     /// [`crate::complex::values_at`]; a NULL list stores no values).
-    /// Every new row takes a complex id. Refuses, before writing, lists
-    /// for a version history or an unrecognised kind, and a value for an
-    /// append-only memo whose history jetsql would have to write.
+    /// Every new row takes a complex id. Refuses lists for a version
+    /// history or an unrecognised kind, and a value for an append-only
+    /// memo whose history jetsql would have to write (the error abandons
+    /// the transaction: nothing of it is committed).
     pub fn insert_complex(
         &mut self,
         table: &str,
