@@ -423,15 +423,21 @@ impl DataSink for JetSink {
                     .filter(|c| c.is_auto_number())
                     .map(|c| c.name.clone())
                     .collect();
-                batches
+                let complex = db.complex_columns(&t).map_err(to_df)?;
+                let batches = batches
                     .iter()
                     .map(|b| without_omitted_auto_numbers(b, &auto))
-                    .collect::<Result<Vec<_>>>()
+                    .collect::<Result<Vec<_>>>()?;
+                Ok((batches, complex))
             },
-            |tx, batches| {
+            |tx, (batches, complex)| {
                 let mut n = 0u64;
                 for b in &batches {
-                    n += tx.insert(&table, b)?.len() as u64;
+                    n += if complex.is_empty() {
+                        tx.insert(&table, b)?.len()
+                    } else {
+                        tx.insert_complex(&table, b, &complex)?.len()
+                    } as u64;
                 }
                 Ok(n)
             },
@@ -545,6 +551,10 @@ impl JetDmlExec {
         self.handle.write(
             |db| {
                 let t = db.table(&table).map_err(to_df)?;
+                let complex = db.complex_columns(&t).map_err(to_df)?;
+                // a complex column is set to a list of the type the read
+                // side gives it
+                let targets = jet_storage::complex::list_schema(&t.schema(), &complex);
                 let marks = rows.candidates(db, &t)?;
                 let mut chosen: Vec<Bookmark> = Vec::new();
                 let mut changes: Vec<RecordBatch> = Vec::new();
@@ -594,7 +604,7 @@ impl JetDmlExec {
                         let mut fields = Vec::new();
                         let mut cols: Vec<ArrayRef> = Vec::new();
                         for (name, e) in assign {
-                            let target = schema.field_with_name(name).map_err(|_| {
+                            let target = targets.field_with_name(name).map_err(|_| {
                                 err(format!("table {table:?} has no column {name:?}"))
                             })?;
                             let v = e.evaluate(&sel)?.into_array(sel.num_rows())?;
@@ -613,15 +623,21 @@ impl JetDmlExec {
                     Some(f) => Some(concat_batches(&f.schema(), &changes)?),
                     None => None,
                 };
-                Ok((chosen, changes))
+                Ok((chosen, changes, complex))
             },
-            |tx, (chosen, changes)| {
+            |tx, (chosen, changes, complex)| {
                 if chosen.is_empty() {
                     return Ok(0u64);
                 }
                 let n = match (&kind, changes) {
-                    (DmlKind::Update(_), Some(c)) => tx.update(&table, &chosen, &c)?,
-                    _ => tx.delete(&table, &chosen)?,
+                    (DmlKind::Update(_), Some(c)) if complex.is_empty() => {
+                        tx.update(&table, &chosen, &c)?
+                    }
+                    (DmlKind::Update(_), Some(c)) => {
+                        tx.update_complex(&table, &chosen, &c, &complex)?
+                    }
+                    _ if complex.is_empty() => tx.delete(&table, &chosen)?,
+                    _ => tx.delete_complex(&table, &chosen, &complex)?,
                 };
                 Ok(n as u64)
             },

@@ -124,9 +124,9 @@ impl JetTable {
         }
     }
 
-    /// Refuses a write that would have to store complex values (or, for
-    /// `INSERT`, a new row's complex id; for `DELETE`, drop a row's hidden
-    /// values): `columns` are the complex columns it names.
+    /// Refuses a write whose WHERE clause or SET expression reads complex
+    /// values (its rows are storage's, carrying complex ids, not lists):
+    /// `columns` are the complex columns it names.
     fn refuse_complex(&self, what: &str, columns: &[&str], why: &str) -> Result<()> {
         match columns {
             [] => Ok(()),
@@ -140,18 +140,6 @@ impl JetTable {
                     .join(", ")
             ))),
         }
-    }
-
-    /// The names of every complex column of the table.
-    fn complex_names(&self) -> Vec<&str> {
-        self.table
-            .def()
-            .columns
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.complex.is_complex(*i))
-            .map(|(_, c)| c.name.as_str())
-            .collect()
     }
 
     fn predicate(
@@ -480,15 +468,8 @@ impl TableProvider for JetTable {
         insert_op: InsertOp,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let handle = self.write_handle()?;
-        // Access (and Jackcess, ColumnImpl.ComplexTypeAutoNumberGenerator)
-        // gives each new row a complex id from the table's own counter
-        // even when it has no values; this writer does not keep that
-        // counter, so it writes no row Access would read differently.
-        self.refuse_complex(
-            "INSERT",
-            &self.complex_names(),
-            "a new row needs a complex id from the table's complex-id counter, which jetsql does not maintain yet",
-        )?;
+        // complex columns take lists (the sink gives each new row its
+        // complex id and stores the values in the hidden tables)
         if insert_op != InsertOp::Append {
             return Err(datafusion::error::DataFusionError::Plan(format!(
                 "{insert_op} is not supported for Jet tables; use INSERT INTO"
@@ -498,7 +479,7 @@ impl TableProvider for JetTable {
         // Yes/No is No, as in Access; an omitted auto-number is assigned;
         // a required column refuses NULL naming table and column), so
         // DataFusion's own not-null check must not refuse first.
-        let schema = self.table.schema();
+        let schema = self.complex.schema();
         let nullable = Arc::new(datafusion::arrow::datatypes::Schema::new_with_metadata(
             schema
                 .fields()
@@ -517,11 +498,6 @@ impl TableProvider for JetTable {
         filters: Vec<Expr>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let handle = self.write_handle()?;
-        self.refuse_complex(
-            "DELETE",
-            &self.complex_names(),
-            "deleting a row must delete its values from the hidden tables, which jetsql does not do yet",
-        )?;
         let predicate = self.predicate(state, &filters, "DELETE")?;
         Ok(Arc::new(JetDmlExec::new(
             handle,
@@ -539,16 +515,8 @@ impl TableProvider for JetTable {
         filters: Vec<Expr>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let handle = self.write_handle()?;
-        let targets: Vec<&str> = self
-            .complex_names()
-            .into_iter()
-            .filter(|c| assignments.iter().any(|(n, _)| n.eq_ignore_ascii_case(c)))
-            .collect();
-        self.refuse_complex(
-            "UPDATE",
-            &targets,
-            "setting complex values is not supported yet",
-        )?;
+        // a complex column set to a list replaces its values (the writer
+        // refuses, naming table and column, the kinds it does not write)
         let values: Vec<Expr> = assignments.iter().map(|(_, e)| e.clone()).collect();
         self.refuse_complex(
             "UPDATE",

@@ -83,6 +83,10 @@ pub struct Layout {
     pub tdef_num_rows: usize,
     /// TDEF: next auto-number value.
     pub tdef_autonumber: usize,
+    /// TDEF: the last complex id given to a row (ACE files only: the
+    /// counter of the complex columns' shared id, Jackcess's
+    /// `OFFSET_NEXT_COMPLEX_AUTO_NUMBER`; unused before ACE).
+    pub tdef_complex_autonumber: usize,
     /// TDEF: table type byte (0x4e user, 0x53 system).
     pub tdef_table_type: usize,
     /// TDEF: max columns a row will have.
@@ -170,6 +174,7 @@ const JET3: Layout = Layout {
     tdef_len: 8,
     tdef_num_rows: 12,
     tdef_autonumber: 16,
+    tdef_complex_autonumber: 0,
     tdef_table_type: 20,
     tdef_max_cols: 21,
     tdef_num_var_cols: 23,
@@ -216,6 +221,7 @@ const JET4: Layout = Layout {
     tdef_len: 8,
     tdef_num_rows: 16,
     tdef_autonumber: 20,
+    tdef_complex_autonumber: 28,
     tdef_table_type: 40,
     tdef_max_cols: 41,
     tdef_num_var_cols: 43,

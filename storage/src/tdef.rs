@@ -178,6 +178,10 @@ pub struct TableDef {
     pub stated_rows: u32,
     /// Next auto-number value.
     pub autonumber: u32,
+    /// The last complex id given to a row (ACE files; 0 before ACE): each
+    /// new row of a table with complex columns takes the next one, shared
+    /// by all its complex columns.
+    pub complex_autonumber: u32,
     /// 0x4e user table, 0x53 system table.
     pub table_type: u8,
     /// Most columns a row of this table can have.
@@ -304,6 +308,11 @@ pub fn parse(
     let u32f = |o: usize| u32_at(buf, o).ok_or_else(|| bad("header ends early"));
     let stated_rows = u32f(l.tdef_num_rows)?;
     let autonumber = u32f(l.tdef_autonumber)?;
+    let complex_autonumber = if version.is_ace() {
+        u32f(l.tdef_complex_autonumber)?
+    } else {
+        0
+    };
     let table_type = u8_at(buf, l.tdef_table_type).ok_or_else(|| bad("header ends early"))?;
     let max_cols = u16f(l.tdef_max_cols)?;
     let num_var_cols = u16f(l.tdef_num_var_cols)?;
@@ -413,6 +422,7 @@ pub fn parse(
         page,
         stated_rows,
         autonumber,
+        complex_autonumber,
         table_type,
         max_cols,
         num_var_cols,

@@ -28,7 +28,6 @@ use arrow_array::Array;
 use arrow_array::cast::AsArray;
 use jet_storage::{ComplexColumn, ComplexError, ComplexKind, Database, Error, JetType};
 use std::collections::BTreeMap;
-use std::process::Command;
 use support::{corpus_file, open};
 
 /// The three copies of Jackcess's complex-data test database, and the
@@ -225,74 +224,6 @@ fn values_match_jackcess_complex_column_test() {
     assert_eq!(checked, 12, "rows 1-4 of three files");
 }
 
-/// One attachment as mdb-reader reads it: flat table, complex id, file
-/// name, file type, decoded bytes.
-type OracleAttachment = (String, i32, Option<String>, Option<String>, Option<Vec<u8>>);
-
-/// Every row of every flat table holding a `FileData` column, as
-/// mdb-reader 3.2.0 reads it and its `decodeAttachmentFileData` decodes it.
-fn mdb_reader_attachments(file: &std::path::Path) -> Option<Vec<OracleAttachment>> {
-    oracle::mdb_reader()?;
-    let script = r#"
-import { readFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
-import { join } from "node:path";
-const base = join(process.cwd(), "node_modules/mdb-reader/lib/node");
-const { default: MDBReader } = await import(pathToFileURL(join(base, "index.js")).href);
-const { decodeAttachmentFileData } = await import(pathToFileURL(join(base, "data/complex/attachment.js")).href);
-const known = new Set(["FileName", "FileType", "FileData", "FileURL", "FileTimeStamp", "FileFlags"]);
-const hex = (s) => (s === null || s === undefined ? "-" : Buffer.from(String(s), "utf8").toString("hex"));
-const reader = new MDBReader(readFileSync(process.argv[process.argv.length - 1]));
-for (const name of reader.getTableNames({ normalTables: true, systemTables: true })) {
-  const t = reader.getTable(name);
-  const cols = t.getColumns();
-  if (!cols.some((c) => c.name === "FileData")) continue;
-  const fk = cols.find((c) => c.type === "long" && !c.autoLong && !known.has(c.name));
-  for (const r of t.getData()) {
-    const data = r.FileData ? decodeAttachmentFileData(r.FileData).toString("hex") : "-";
-    console.log([hex(name), r[fk.name], hex(r.FileName), hex(r.FileType), data].join(" "));
-  }
-}
-"#;
-    let out = Command::new("node")
-        .current_dir(oracle::oracle_dir())
-        .args(["--input-type=module", "-e", script])
-        .arg(file)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "mdb-reader failed on {}: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let unhex = |s: &str| -> Option<Vec<u8>> {
-        (s != "-").then(|| {
-            (0..s.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-                .collect()
-        })
-    };
-    let text = |s: &str| unhex(s).map(|b| String::from_utf8(b).unwrap());
-    Some(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let f: Vec<&str> = l.split(' ').collect();
-                (
-                    text(f[0]).unwrap(),
-                    f[1].parse().unwrap(),
-                    text(f[2]),
-                    text(f[3]),
-                    unhex(f[4]),
-                )
-            })
-            .collect(),
-    )
-}
-
 /// Every attachment column of every table (system tables included:
 /// `MSysResources` holds one) decodes every attachment byte for byte as
 /// mdb-reader does, with the same names and types, in the same order.
@@ -301,11 +232,11 @@ fn attachments_match_mdb_reader() {
     let (mut columns, mut count, mut bytes) = (0, 0, 0);
     for (rel, _) in FILES {
         let Some(path) = corpus_file(rel) else { return };
-        let Some(oracle) = mdb_reader_attachments(&path) else {
+        let Some(oracle) = oracle::mdb_reader_attachments(&path) else {
             return;
         };
         let db = open(&path);
-        let mut by_flat: BTreeMap<(String, i32), Vec<OracleAttachment>> = BTreeMap::new();
+        let mut by_flat: BTreeMap<(String, i32), Vec<oracle::OracleAttachment>> = BTreeMap::new();
         for a in &oracle {
             by_flat
                 .entry((a.0.clone(), a.1))
@@ -329,7 +260,7 @@ fn attachments_match_mdb_reader() {
                 let mut values = db.complex_values(&c);
                 for ((flat, id), want) in by_flat.iter().filter(|((f, _), _)| *f == c.flat_table) {
                     let got = values.attachments(*id).unwrap();
-                    let got: Vec<OracleAttachment> = got
+                    let got: Vec<oracle::OracleAttachment> = got
                         .into_iter()
                         .map(|a| (flat.clone(), *id, a.file_name, a.file_type, a.file_data))
                         .collect();

@@ -379,6 +379,9 @@ pub fn encode_value_in(
         JetType::Integer => (int_in(i16::MIN.into(), i16::MAX.into())? as i16)
             .to_le_bytes()
             .to_vec(),
+        // a complex column stores its row's complex id (the values live
+        // in hidden tables, see `crate::complex`)
+        JetType::Complex => (int_in(1, i32::MAX.into())? as i32).to_le_bytes().to_vec(),
         JetType::Long => (int_in(i32::MIN.into(), i32::MAX.into())? as i32)
             .to_le_bytes()
             .to_vec(),

@@ -368,6 +368,7 @@ pub fn layout(version: JetVersion, spec: &TableSpec, page: u32, system: bool) ->
         page,
         stated_rows: 0,
         autonumber: 0,
+        complex_autonumber: 0,
         table_type: if system { TABLE_SYSTEM } else { TABLE_USER },
         max_cols: columns.len() as u16,
         num_var_cols: columns.iter().filter(|c| !c.is_fixed()).count() as u16,
@@ -513,6 +514,11 @@ pub fn encode(version: JetVersion, def: &TableDef, extra: &TdefExtra) -> WResult
     b.extend_from_slice(&def.autonumber.to_le_bytes());
     b.push(1); // auto-numbering enabled
     b.extend_from_slice(&[0u8; 15]);
+    if version.is_ace() {
+        // the complex-id counter survives a rewritten definition
+        let at = version.layout().tdef_complex_autonumber;
+        b[at..at + 4].copy_from_slice(&def.complex_autonumber.to_le_bytes());
+    }
     b.push(def.table_type);
     b.extend_from_slice(&def.max_cols.to_le_bytes());
     b.extend_from_slice(&def.num_var_cols.to_le_bytes());
@@ -662,13 +668,15 @@ pub fn write_chain(
     Ok(pages)
 }
 
-/// Patches the row count and auto-number counter of the TDEF at `page`.
+/// Patches the row count and auto-number counters of the TDEF at
+/// `page` (the complex-id counter only in ACE files).
 pub fn patch_counters(
     ov: &mut PageOverlay,
     version: JetVersion,
     page: u32,
     rows: u32,
     autonumber: u32,
+    complex_autonumber: u32,
 ) -> WResult<()> {
     let l = version.layout();
     let mut b = ov.read_vec(page)?;
@@ -682,6 +690,10 @@ pub fn patch_counters(
     }
     b[l.tdef_num_rows..l.tdef_num_rows + 4].copy_from_slice(&rows.to_le_bytes());
     b[l.tdef_autonumber..l.tdef_autonumber + 4].copy_from_slice(&autonumber.to_le_bytes());
+    if version.is_ace() {
+        let at = l.tdef_complex_autonumber;
+        b[at..at + 4].copy_from_slice(&complex_autonumber.to_le_bytes());
+    }
     ov.write(page, &b)?;
     Ok(())
 }

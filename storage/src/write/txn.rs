@@ -28,6 +28,7 @@ use std::sync::Arc;
 mod alter_type;
 mod cascade;
 mod columns;
+mod complex;
 pub(crate) mod copy;
 mod index_ddl;
 pub use index_ddl::IndexBuilt;
@@ -302,12 +303,15 @@ impl<'w> Transaction<'w> {
         let mut states: Vec<&TableState> =
             self.tables.values().filter(|s| s.counters_dirty).collect();
         states.sort_by_key(|s| s.def.page);
-        let patches: Vec<(u32, u32, u32)> = states
+        let patches: Vec<(u32, u32, u32, u32)> = states
             .iter()
-            .map(|s| (s.def.page, s.def.stated_rows, s.def.autonumber))
+            .map(|s| {
+                let d = &s.def;
+                (d.page, d.stated_rows, d.autonumber, d.complex_autonumber)
+            })
             .collect();
-        for (page, rows, auto) in patches {
-            wtdef::patch_counters(&mut self.ov, self.version, page, rows, auto)?;
+        for (page, rows, auto, complex) in patches {
+            wtdef::patch_counters(&mut self.ov, self.version, page, rows, auto, complex)?;
         }
         Ok(self.ov.into_changes()?)
     }
@@ -921,7 +925,20 @@ impl<'w> Transaction<'w> {
 
     /// Inserts one row given as one value per column (in `TableDef::columns`
     /// order).
-    pub fn insert_cells(&mut self, table: &str, mut cells: Vec<Cell>) -> WResult<Bookmark> {
+    pub fn insert_cells(&mut self, table: &str, cells: Vec<Cell>) -> WResult<Bookmark> {
+        Ok(self.insert_cells_id(table, cells)?.0)
+    }
+
+    /// [`Transaction::insert_cells`], also returning the row's complex id
+    /// (ACE tables with complex columns: a NULL complex column takes the
+    /// table's next complex id, one id shared by all complex columns of
+    /// the row, as Access and Jackcess give it; a given id raises the
+    /// counter to at least it).
+    pub(crate) fn insert_cells_id(
+        &mut self,
+        table: &str,
+        mut cells: Vec<Cell>,
+    ) -> WResult<(Bookmark, Option<i32>)> {
         let version = self.version;
         let l = self.layout();
         let st = self.state(table)?;
@@ -971,6 +988,7 @@ impl<'w> Transaction<'w> {
                 cells[i] = Cell::Bytes(guid_from(seed, def.stated_rows));
             }
         }
+        let complex_id = complex_id_of_row(&tname, &mut def, &mut cells)?;
         self.check_required(&tname, &def, &cells)?;
         let mut fields = Vec::with_capacity(cells.len());
         for (c, cell) in def.columns.iter().zip(&cells) {
@@ -999,9 +1017,10 @@ impl<'w> Transaction<'w> {
         self.index_apply(table, &def, &fields, bm, true, &shown)?;
         let st = self.state(table)?;
         st.def.autonumber = def.autonumber;
+        st.def.complex_autonumber = def.complex_autonumber;
         st.def.stated_rows = st.def.stated_rows.saturating_add(1);
         st.counters_dirty = true;
-        Ok(bm)
+        Ok((bm, complex_id))
     }
 
     fn check_indexes_def(&self, table: &str, def: &TableDef) -> WResult<()> {
@@ -1331,7 +1350,10 @@ impl<'w> Transaction<'w> {
     }
 
     /// Deletes the rows at `bookmarks` (slot flag; long values and overflow
-    /// targets are freed too). Returns how many rows were deleted.
+    /// targets are freed too). Returns how many rows were deleted. The
+    /// values of complex columns stay in their hidden tables: delete rows
+    /// of a table with complex columns with
+    /// [`Transaction::delete_complex`].
     pub fn delete(&mut self, table: &str, bookmarks: &[Bookmark]) -> WResult<usize> {
         self.delete_rows(table, bookmarks)
     }
@@ -1660,6 +1682,74 @@ impl<'w> Transaction<'w> {
 /// count (such a row has no fixed or variable data), Jet3 rows just before
 /// the null mask (such a row may hold a one-byte fixed field, and no
 /// variable data), where no reader looks.
+/// The complex id of a new row of `def` (`None` when the table has no
+/// complex column): the one given in its complex columns (all the same,
+/// at least 1), else the next of the table's counter, which `def` then
+/// records. Every complex cell of `cells` is set to the id.
+fn complex_id_of_row(table: &str, def: &mut TableDef, cells: &mut [Cell]) -> WResult<Option<i32>> {
+    let complex: Vec<usize> = (0..def.columns.len())
+        .filter(|&i| def.columns[i].jet_type == JetType::Complex)
+        .collect();
+    let Some(&first) = complex.first() else {
+        return Ok(None);
+    };
+    let refuse = |i: usize, value: String, why: &str| WriteError::ValueOutOfRange {
+        table: table.to_string(),
+        column: def.columns[i].name.clone(),
+        value,
+        why: why.to_string(),
+    };
+    let mut given: Option<i32> = None;
+    for &i in &complex {
+        match &cells[i] {
+            Cell::Null => {}
+            Cell::Int(v) if *v >= 1 && *v <= i128::from(i32::MAX) => {
+                let v = *v as i32;
+                if given.is_some_and(|g| g != v) {
+                    return Err(refuse(
+                        i,
+                        v.to_string(),
+                        "the complex columns of one row share one complex id",
+                    ));
+                }
+                given = Some(v);
+            }
+            c => {
+                return Err(refuse(
+                    i,
+                    c.to_string(),
+                    "a complex id is a whole number from 1 to 2147483647",
+                ));
+            }
+        }
+    }
+    let id = match given {
+        Some(v) => {
+            def.complex_autonumber = def.complex_autonumber.max(v as u32);
+            v
+        }
+        None => {
+            let next = def
+                .complex_autonumber
+                .checked_add(1)
+                .filter(|n| *n <= i32::MAX as u32)
+                .ok_or_else(|| {
+                    refuse(
+                        first,
+                        def.complex_autonumber.to_string(),
+                        "the table's complex-id counter is exhausted",
+                    )
+                })?;
+            def.complex_autonumber = next;
+            next as i32
+        }
+    };
+    for &i in &complex {
+        cells[i] = Cell::Int(id.into());
+    }
+    Ok(Some(id))
+}
+
 fn pad_row(version: JetVersion, mut row: Vec<u8>) -> Vec<u8> {
     let at = if version.is_jet3() {
         let mask = usize::from(row.first().copied().unwrap_or(0)).div_ceil(8);

@@ -285,3 +285,71 @@ pub fn assert_matches_mdb_reader(db: &Database, oracle: &[OracleTable], file: &s
         assert_eq!(rows(db, &t.name), t.rows, "{file}: table {}", t.name);
     }
 }
+
+/// One attachment as mdb-reader reads it: flat table, complex id, file
+/// name, file type, decoded bytes.
+pub type OracleAttachment = (String, i32, Option<String>, Option<String>, Option<Vec<u8>>);
+
+/// Every row of every flat table holding a `FileData` column, as
+/// mdb-reader 3.2.0 reads it and its `decodeAttachmentFileData` decodes it.
+pub fn mdb_reader_attachments(file: &std::path::Path) -> Option<Vec<OracleAttachment>> {
+    mdb_reader()?;
+    let script = r#"
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+const base = join(process.cwd(), "node_modules/mdb-reader/lib/node");
+const { default: MDBReader } = await import(pathToFileURL(join(base, "index.js")).href);
+const { decodeAttachmentFileData } = await import(pathToFileURL(join(base, "data/complex/attachment.js")).href);
+const known = new Set(["FileName", "FileType", "FileData", "FileURL", "FileTimeStamp", "FileFlags"]);
+const hex = (s) => (s === null || s === undefined ? "-" : Buffer.from(String(s), "utf8").toString("hex"));
+const reader = new MDBReader(readFileSync(process.argv[process.argv.length - 1]));
+for (const name of reader.getTableNames({ normalTables: true, systemTables: true })) {
+  const t = reader.getTable(name);
+  const cols = t.getColumns();
+  if (!cols.some((c) => c.name === "FileData")) continue;
+  const fk = cols.find((c) => c.type === "long" && !c.autoLong && !known.has(c.name));
+  for (const r of t.getData()) {
+    const data = r.FileData ? decodeAttachmentFileData(r.FileData).toString("hex") : "-";
+    console.log([hex(name), r[fk.name], hex(r.FileName), hex(r.FileType), data].join(" "));
+  }
+}
+"#;
+    let out = Command::new("node")
+        .current_dir(oracle_dir())
+        .args(["--input-type=module", "-e", script])
+        .arg(file)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "mdb-reader failed on {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let unhex = |s: &str| -> Option<Vec<u8>> {
+        (s != "-").then(|| {
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+                .collect()
+        })
+    };
+    let text = |s: &str| unhex(s).map(|b| String::from_utf8(b).unwrap());
+    Some(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(' ').collect();
+                (
+                    text(f[0]).unwrap(),
+                    f[1].parse().unwrap(),
+                    text(f[2]),
+                    text(f[3]),
+                    unhex(f[4]),
+                )
+            })
+            .collect(),
+    )
+}
