@@ -21,21 +21,18 @@ use jet_kernels::usage_map::{
     bits_per_map_page, inline_bit, next_set_bit, reference_page, reference_position, set_bit,
 };
 
-/// Length of a usage-map row in Jet4/ACE: type, start page, 64-byte bitmap
-/// (or type and 17 page pointers).
-pub const MAP_ROW_LEN: usize = 69;
-
-/// A new, empty inline map row starting at page `start`.
-pub fn empty_inline(start: u32) -> Vec<u8> {
-    let mut r = vec![0u8; MAP_ROW_LEN];
+/// A new, empty inline map row starting at page `start`, as long as
+/// `layout`'s usage-map rows (69 bytes in Jet4/ACE, 133 in Jet3).
+pub fn empty_inline(layout: &Layout, start: u32) -> Vec<u8> {
+    let mut r = vec![0u8; layout.usage_map_row_len];
     r[0] = MAP_INLINE;
     r[1..5].copy_from_slice(&start.to_le_bytes());
     r
 }
 
-/// A new, empty reference map row.
-pub fn empty_reference() -> Vec<u8> {
-    let mut r = vec![0u8; MAP_ROW_LEN];
+/// A new, empty reference map row, as long as `layout`'s usage-map rows.
+pub fn empty_reference(layout: &Layout) -> Vec<u8> {
+    let mut r = vec![0u8; layout.usage_map_row_len];
     r[0] = MAP_REFERENCE;
     r
 }
@@ -216,7 +213,7 @@ mod tests {
         let l = JetVersion::Jet4.layout();
         let mut img = vec![0u8; 4096];
         let mut p = data_page::new_page(l, 0);
-        data_page::insert(l, &mut p, &empty_inline(0), 0).unwrap();
+        data_page::insert(l, &mut p, &empty_inline(l, 0), 0).unwrap();
         img.extend_from_slice(&p);
         let base: Arc<dyn PageSource> = Arc::new(MemPageSource::new(img, 4096));
         let mut ov = PageOverlay::new(base);

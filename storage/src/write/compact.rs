@@ -326,12 +326,12 @@ fn copy_table(
     }
     // new usage maps
     let mut nd = def.clone();
-    nd.usage_map = tx.map_row(maps, &alloc::empty_inline(0))?;
-    nd.free_map = tx.map_row(maps, &alloc::empty_inline(0))?;
+    nd.usage_map = tx.map_row(maps, &alloc::empty_inline(l, 0))?;
+    nd.free_map = tx.map_row(maps, &alloc::empty_inline(l, 0))?;
     let mut extra = TdefExtra::default();
     for &(c, _, _, _) in &ptrs.lval_maps {
-        let owned = tx.map_row(maps, &alloc::empty_inline(0))?;
-        let free = tx.map_row(maps, &alloc::empty_inline(0))?;
+        let owned = tx.map_row(maps, &alloc::empty_inline(l, 0))?;
+        let free = tx.map_row(maps, &alloc::empty_inline(l, 0))?;
         extra.lval_maps.push((c, owned, free));
     }
     tx.adopt_table(name, nd.clone(), extra.clone());
@@ -413,7 +413,7 @@ fn copy_table(
         entries.sort_by(|a, b| compare_entries(&a.0, a.1.page, a.1.row, &b.0, b.1.page, b.1.row));
         let (root, pages) = build_index(tx.overlay_mut(), l, first, &entries)
             .map_err(|e| bad(format!("rebuilding: {e}")))?;
-        let map = tx.map_row(maps, &alloc::empty_inline(0))?;
+        let map = tx.map_row(maps, &alloc::empty_inline(l, 0))?;
         for &p in &pages.allocated {
             alloc::set_member(tx.overlay_mut(), l, map, p, true)?;
         }

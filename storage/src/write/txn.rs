@@ -7,7 +7,10 @@
 use super::lval::{self, LvalTarget};
 use super::row::{self, Cell};
 use super::tdef::{self as wtdef, ColumnSpec, TableSpec, TdefExtra};
-use super::{IndexMaintainer, IndexPages, WResult, WriteError, alloc, catalog, data_page, default};
+use super::{
+    IndexMaintainer, IndexPages, WResult, WriteError, alloc, catalog, data_page, default,
+    tdef_columns,
+};
 use crate::catalog::{CatalogEntry, ObjectKind};
 use crate::crypt::{CipherPageSource, Unlocked};
 use crate::database::{Database, MSYS_OBJECTS_PAGE};
@@ -407,6 +410,14 @@ impl<'w> Transaction<'w> {
         Ok(())
     }
 
+    /// How this file spells table definitions (version and code page).
+    pub(crate) fn tdef_format(&self) -> wtdef::TdefFormat {
+        wtdef::TdefFormat {
+            version: self.version,
+            encoding: self.encoding,
+        }
+    }
+
     /// How stored text decodes for messages: `Some(code page)` in a Jet3
     /// database, `None` (UCS-2) otherwise.
     pub(crate) fn text_codec(&self) -> Option<&'static encoding_rs::Encoding> {
@@ -423,7 +434,6 @@ impl<'w> Transaction<'w> {
     /// Creates a user table: its TDEF, usage maps, an empty root page per
     /// real index, and its MSysObjects row. Returns the TDEF page.
     pub fn create_table(&mut self, spec: &TableSpec) -> WResult<u32> {
-        self.refuse_jet3_schema(&format!("CREATE TABLE {:?}", spec.name))?;
         self.flush_indexes()?;
         if self.entry(&spec.name).is_some()
             || self
@@ -478,6 +488,10 @@ impl<'w> Transaction<'w> {
         if maps.maps.is_empty() {
             return Ok(None);
         }
+        self.refuse_jet3_schema(&format!(
+            "NOT NULL or DEFAULT on columns of table {:?} (Access 97 property maps are not written)",
+            spec.name
+        ))?;
         maps.encode_jet4()
             .map(Some)
             .ok_or_else(|| WriteError::BadDefinition {
@@ -537,15 +551,16 @@ impl<'w> Transaction<'w> {
         let l = self.layout();
         let tdef_page = alloc::append_page(&mut self.ov)?;
         let mut def = wtdef::layout(self.version, spec, tdef_page, system)?;
+        wtdef::set_jet3_descriptor_fields(&mut def, self.tdef_format());
         // usage-map rows: owned + free for the table, one per real index,
         // owned + free per long-value column
         let mut maps = MapPages::default();
-        def.usage_map = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
-        def.free_map = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+        def.usage_map = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
+        def.free_map = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
         for i in 0..def.real_indexes.len() {
             let root = alloc::append_page(&mut self.ov)?;
             self.ov.write(root, &empty_leaf(l, tdef_page))?;
-            let mut m = alloc::empty_inline(root);
+            let mut m = alloc::empty_inline(l, root);
             m[5] = 1;
             def.real_indexes[i].usage_map = maps.add(&mut self.ov, l, &m)?;
             def.real_indexes[i].root_page = root;
@@ -558,11 +573,11 @@ impl<'w> Transaction<'w> {
             .map(|c| c.col_num)
             .collect();
         for c in lcols {
-            let owned = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
-            let free = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+            let owned = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
+            let free = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
             extra.lval_maps.push((c, owned, free));
         }
-        let bytes = wtdef::encode(self.version, &def, &extra)?;
+        let bytes = wtdef::encode(self.tdef_format(), &def, &extra)?;
         wtdef::write_chain(&mut self.ov, tdef_page, &bytes, false)?;
         let lval = extra
             .lval_maps
@@ -601,7 +616,6 @@ impl<'w> Transaction<'w> {
     /// Drops a user table: removes its MSysObjects row. Its pages are no
     /// longer referenced by any table (the file does not shrink).
     pub fn drop_table(&mut self, name: &str) -> WResult<()> {
-        self.refuse_jet3_schema(&format!("DROP TABLE {name:?}"))?;
         self.flush_indexes()?;
         let (real, page) = match self.entry(name) {
             Some(e) if !e.is_system() => (e.name.clone(), e.tdef_page()),
@@ -656,7 +670,11 @@ impl<'w> Transaction<'w> {
                 let id_ok = matches!(id, OwnedField::Bytes(b) if b.len() == 4 && u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & 0x00FF_FFFF == page);
                 let mut s = String::new();
                 if let OwnedField::Bytes(b) = nm {
-                    crate::text::decode_ucs2(b, &mut s);
+                    if self.version.is_jet3() {
+                        crate::text::decode_codepage(b, self.encoding, &mut s);
+                    } else {
+                        crate::text::decode_ucs2(b, &mut s);
+                    }
                 }
                 if id_ok && s == name {
                     return Ok(bm);
@@ -672,7 +690,13 @@ impl<'w> Transaction<'w> {
     /// is refused. `Required` and `DefaultValue` go into the table's
     /// property map in MSysObjects.
     pub fn add_column(&mut self, table: &str, col: &ColumnSpec) -> WResult<()> {
-        self.refuse_jet3_schema(&format!("ADD COLUMN {:?} to table {table:?}", col.name))?;
+        if col.not_null || col.default_value.is_some() {
+            self.refuse_jet3_schema(&format!(
+                "ADD COLUMN {:?} to table {table:?} with NOT NULL or DEFAULT (Access 97 \
+                 property maps are not written)",
+                col.name
+            ))?;
+        }
         self.flush_indexes()?;
         let version = self.version;
         let l = self.layout();
@@ -774,15 +798,46 @@ impl<'w> Transaction<'w> {
         if !fixed {
             def.num_var_cols += 1;
         }
+        wtdef::set_jet3_descriptor_fields(&mut def, self.tdef_format());
         let mut extra = extra0;
         let page = def.page;
+        let old_def = self.state(table)?.def.clone();
+        // Access 97 definitions are changed in place (their bytes kept):
+        // a dry run refuses one that cannot be before any page is written
+        let chain = if version.is_jet3() {
+            let chain = tdef::read_chain(&self.ov, page)?;
+            let lval = col.jet_type.is_long_value().then_some((0, 0));
+            tdef_columns::with_added_column(
+                self.tdef_format(),
+                &tname,
+                &old_def,
+                &chain,
+                &def,
+                lval,
+            )?;
+            Some(chain)
+        } else {
+            None
+        };
+        let mut lval = None;
         if col.jet_type.is_long_value() {
             let mut maps = MapPages::default();
-            let owned = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
-            let free = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+            let owned = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
+            let free = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
             extra.lval_maps.push((col_num, owned, free));
+            lval = Some((owned, free));
         }
-        let bytes = wtdef::encode(version, &def, &extra)?;
+        let bytes = match &chain {
+            Some(chain) => tdef_columns::with_added_column(
+                self.tdef_format(),
+                &tname,
+                &old_def,
+                chain,
+                &def,
+                lval,
+            )?,
+            None => wtdef::encode(self.tdef_format(), &def, &extra)?,
+        };
         wtdef::write_chain(&mut self.ov, page, &bytes, true)?;
         let st = self.state(table)?;
         for &(c, owned, free) in &extra.lval_maps {
