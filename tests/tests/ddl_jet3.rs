@@ -302,3 +302,151 @@ fn access_97_refusals_leave_the_file_byte_identical() {
         "a refusal changed the file"
     );
 }
+
+/// The schema changes of nwind that the next tests make, one transaction.
+fn nwind_changes(tx: &mut Transaction<'_>) -> WResult<()> {
+    tx.create_index("Customers", &IndexSpec::new("ByCity", &["City", "CompanyName"]))?;
+    tx.create_index(
+        "Orders",
+        &IndexSpec {
+            columns: vec![
+                ("ShipCountry".into(), Direction::Descending),
+                ("OrderDate".into(), Direction::Ascending),
+            ],
+            ..IndexSpec::new("ByCountryDate", &[])
+        },
+    )?;
+    tx.create_index("Products", &IndexSpec::new("UniqueName", &["ProductName"]).unique())?;
+    tx.add_column("Categories", &ColumnSpec::text("Slogan", 30))?;
+    tx.add_column("Categories", &ColumnSpec::new("Extra", JetType::Memo))?;
+    tx.add_column("Employees", &ColumnSpec::new("Bonus", JetType::Currency))?;
+    Ok(())
+}
+
+/// Categories rows that fill the added columns.
+fn categories_with_slogans(n: i32) -> RecordBatch {
+    let ids: Vec<i32> = (0..n).collect();
+    RecordBatch::try_from_iter(vec![
+        (
+            "CategoryName",
+            Arc::new(StringArray::from(
+                ids.iter().map(|i| format!("Nouveauté {i}")).collect::<Vec<_>>(),
+            )) as ArrayRef,
+        ),
+        (
+            "Slogan",
+            Arc::new(StringArray::from(
+                ids.iter().map(|i| format!("Très bon n°{i}")).collect::<Vec<_>>(),
+            )) as ArrayRef,
+        ),
+        (
+            "Extra",
+            Arc::new(StringArray::from(
+                ids.iter()
+                    .map(|i| format!("supplément {i} ").repeat(1 + (*i as usize % 2) * 400))
+                    .collect::<Vec<_>>(),
+            )) as ArrayRef,
+        ),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn create_index_and_add_column_on_nwind_read_back_in_both_oracles() {
+    let Some(root) = corpus() else { return };
+    let dir = Scratch::new("alter");
+    let path = dir.copy(&root.join("mdbtools/nwind.mdb"));
+    let mut w = Database::open_writable(&path).unwrap();
+    w.transaction(nwind_changes).unwrap();
+    w.transaction(|tx| tx.insert("Categories", &categories_with_slogans(6)).map(|_| ()))
+        .unwrap();
+    drop(w);
+    let db = Database::open(&path, OpenOptions::default()).unwrap();
+    consistency(&db, "nwind after CREATE INDEX and ADD COLUMN");
+    let names = |t: &str| -> Vec<String> {
+        db.table(t).unwrap().def().indexes.iter().map(|i| i.name.clone()).collect()
+    };
+    assert!(names("Customers").contains(&"ByCity".to_string()));
+    assert!(names("Orders").contains(&"ByCountryDate".to_string()));
+    assert!(names("Products").contains(&"UniqueName".to_string()));
+    if require_mdb_export().is_none() {
+        return;
+    }
+    for (t, decl) in [
+        ("Categories", "[Slogan]\t\t\tText (30)"),
+        ("Categories", "[Extra]\t\t\tMemo/Hyperlink (255)"),
+        ("Employees", "[Bonus]\t\t\tCurrency"),
+    ] {
+        let schema = mdb_tool("mdb-schema", &["-T", t], &path);
+        assert!(schema.contains(decl), "{decl:?} not in\n{schema}");
+    }
+    for t in ["Categories", "Employees", "Customers", "Orders", "Products"] {
+        assert_mdb_export_equals_scan(&path, &db, t);
+        let n = assert_mdb_reader_equals_scan(&path, &db, t, t == "Categories");
+        eprintln!("{t}: {n} rows agree with mdb-reader");
+    }
+    // the 8 old rows read the new columns as NULL, the 6 new ones as written
+    let (prog, _) = require_mdb_export().unwrap();
+    let out = run_mdb_export(&prog, &[], &path, "Categories").unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(text.lines().count(), 1 + 8 + 6);
+    assert!(text.contains("\"Nouveauté 2\""), "{}", &text[..200.min(text.len())]);
+    assert!(text.contains("\"Très bon n°2\",\"supplément 2 \""));
+    // DROP INDEX, then the file still checks out
+    let mut w = Database::open_writable(&path).unwrap();
+    w.transaction(|tx| tx.drop_index("Customers", "ByCity")).unwrap();
+    drop(w);
+    let db = Database::open(&path, OpenOptions::default()).unwrap();
+    assert!(!names_of(&db, "Customers").contains(&"ByCity".to_string()));
+    consistency(&db, "nwind after DROP INDEX");
+    assert_mdb_export_equals_scan(&path, &db, "Customers");
+}
+
+fn names_of(db: &Database, t: &str) -> Vec<String> {
+    db.table(t).unwrap().def().indexes.iter().map(|i| i.name.clone()).collect()
+}
+
+#[test]
+fn a_unique_index_over_duplicates_is_refused_and_the_file_kept() {
+    let Some(root) = corpus() else { return };
+    let dir = Scratch::new("dupe");
+    let path = dir.copy(&root.join("mdbtools/nwind.mdb"));
+    let before = std::fs::read(&path).unwrap();
+    let mut w = Database::open_writable(&path).unwrap();
+    let e = w
+        .transaction(|tx| {
+            tx.create_index("Customers", &IndexSpec::new("OneCountry", &["Country"]).unique())
+                .map(|_| ())
+        })
+        .unwrap_err();
+    assert!(e.to_string().contains("OneCountry"), "{e}");
+    drop(w);
+    assert!(std::fs::read(&path).unwrap() == before, "the refusal changed the file");
+}
+
+#[test]
+fn create_index_and_add_column_crashed_at_every_step_recover_old_or_new() {
+    let Some(root) = corpus() else { return };
+    let bytes = std::fs::read(root.join("mdbtools/nwind.mdb")).unwrap();
+    let mut w = Writer::new(RecordingImage {
+        image: MemImage { bytes },
+        commits: Vec::new(),
+    })
+    .unwrap();
+    let before = w.target().image.bytes.clone();
+    w.transaction(nwind_changes).unwrap();
+    let ch = w.target().commits.last().unwrap().clone();
+    let rep = crash_check(
+        "nwind CREATE INDEX + ADD COLUMN",
+        &before,
+        &ch,
+        2,
+        9200,
+        &mut consistency_of_image,
+    );
+    eprintln!(
+        "nwind CREATE INDEX + ADD COLUMN: {} steps, {} states ({} old, {} new)",
+        rep.steps, rep.states, rep.old, rep.new
+    );
+    assert!(rep.old > 0 && rep.new > 0, "{rep:?}");
+}
