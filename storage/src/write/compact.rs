@@ -41,7 +41,7 @@
 //! number of live rows). A long value stored out of row may become inline
 //! (it reads the same).
 //!
-//! Refused by name, nothing written: Jet3 (Access 97), Money and encoded files; a
+//! Refused by name, nothing written: Money and encoded files; a
 //! real index whose entries do not match the table's live rows (an entry
 //! for a row that is not live, a row listed twice, or fewer or more entries
 //! than rows); a long-value column holding out-of-row data without column
@@ -125,11 +125,6 @@ struct Rebuilt {
 fn rebuild(image: &[u8]) -> crate::Result<Rebuilt> {
     let header = read_header(&image[..image.len().min(4096)])?;
     let version = header.version;
-    if version.is_jet3() {
-        return Err(refuse(
-            "compacting a Jet3 (Access 97) file: the writer does not write Jet3".into(),
-        ));
-    }
     if header.db_key != 0 {
         return Err(FormatError::Encrypted("compacting encoded databases").into());
     }

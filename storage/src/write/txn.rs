@@ -396,15 +396,16 @@ impl<'w> Transaction<'w> {
     }
 
     /// Refuses the schema change `op` in a Jet3 (Access 97) database,
-    /// before anything is written: the writer writes Access 97 rows (and
-    /// their indexes and long values), not Access 97 table definitions,
-    /// catalog rows or property maps.
+    /// before anything is written: in Access 97 files the writer writes
+    /// rows, CREATE/DROP TABLE, CREATE/DROP INDEX and ADD COLUMN (without
+    /// NOT NULL or DEFAULT), not property maps, relationships or the other
+    /// column changes.
     pub(crate) fn refuse_jet3_schema(&self, op: &str) -> WResult<()> {
         if self.version.is_jet3() {
             return Err(WriteError::Unsupported(format!(
-                "{op} in an Access 97 (Jet3) database: schema changes are written in Jet4 and \
-                 ACE files only (rows of existing Access 97 tables can be inserted, updated and \
-                 deleted)"
+                "{op} in an Access 97 (Jet3) database: Access 97 files take rows, CREATE/DROP \
+                 TABLE, CREATE/DROP INDEX and ADD COLUMN without NOT NULL or DEFAULT; other \
+                 schema changes are written in Jet4 and ACE files only"
             )));
         }
         Ok(())
