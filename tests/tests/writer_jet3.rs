@@ -18,21 +18,15 @@
 //! * text outside the column's code page is refused, naming the table,
 //!   column, character and input row, and the file stays byte-identical.
 
-use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, TimestampMicrosecondType, UInt8Type,
-};
-use arrow_array::{Array, ArrayRef, BinaryArray, Int32Array, RecordBatch, StringArray};
-use arrow_schema::DataType;
+use arrow_array::{ArrayRef, BinaryArray, Int32Array, RecordBatch, StringArray};
 use jet_storage::image::MemImage;
 use jet_storage::index::{Bookmark, Direction};
 use jet_storage::page::MemPageSource;
 use jet_storage::scan::OwnedField;
 use jet_storage::write::{WResult, Writer};
-use jet_storage::{Database, JetType, JetVersion, OpenOptions, ScanOptions, Transaction};
+use jet_storage::{Database, JetVersion, OpenOptions, ScanOptions, Transaction};
 use jet_tests::agree::{assert_mdb_export_equals_scan, consistency};
 use jet_tests::crash::{RecordingImage, consistency_of_image, crash_check};
-use jet_tests::mdb_reader::{ReaderDump, dump, require_mdb_reader};
 use jet_tests::{corpus, require_mdb_export};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
