@@ -148,7 +148,7 @@ enum Command {
     /// Compact a database: rewrite it without free space, deleted rows or
     /// fragmented long values (tables, indexes, relationships, properties
     /// and saved queries kept), built beside it and swapped in atomically
-    /// (or written to -o OUT). Jet4 and ACE files.
+    /// (or written to -o OUT). Access 97, Jet4 and ACE files.
     Compact {
         /// Database file.
         file: PathBuf,

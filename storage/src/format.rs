@@ -158,11 +158,11 @@ pub struct Layout {
     pub index_next: usize,
     /// Index page: tail leaf page.
     pub index_tail: usize,
-    /// Length of a usage-map row: the type byte, then an inline map's
-    /// start page and bitmap (128 bytes in Jet3, 64 in Jet4/ACE: Jackcess'
-    /// `USAGE_MAP_TABLE_BYTE_LENGTH`) or a reference map's page pointers.
-    /// Access leaves stale bytes after it when the row's slot extent is
-    /// longer (nwind.mdb); they are not part of the map.
+    /// Length of the usage-map rows the writer creates: the type byte,
+    /// then an inline map's start page and bitmap (128 bytes in Jet3, 64 in
+    /// Jet4/ACE: Jackcess' `USAGE_MAP_TABLE_BYTE_LENGTH`) or a reference
+    /// map's page pointers. Rows Access wrote may be longer (nwind.mdb's
+    /// MSysACEs: 145 bytes); every byte of a row is its map when read.
     pub usage_map_row_len: usize,
 }
 

@@ -25,8 +25,10 @@ pub fn read_pages(
     let (page, row) = unpack_row_pointer(pointer);
     let dp = DataPage::read(src, layout, page)?;
     let map = dp.row(usize::from(row))?;
-    // bytes past the format's map length are stale, not map bits
-    let map = &map[..map.len().min(layout.usage_map_row_len)];
+    // the whole row is the map, as Access, mdbtools, mdb-reader and Jackcess
+    // read it (nwind.mdb's MSysACEs map row is 145 bytes, and its bits past
+    // the 133 a new Jet3 map takes list 12 of the table's rows); a listed
+    // page another table owns is skipped by the scan's owner check
     let file_pages = src.page_count();
     let mut out = Vec::new();
     match map.first() {

@@ -18,29 +18,25 @@
 //! * text outside the column's code page is refused, naming the table,
 //!   column, character and input row, and the file stays byte-identical.
 
-use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, TimestampMicrosecondType, UInt8Type,
-};
-use arrow_array::{Array, ArrayRef, BinaryArray, Int32Array, RecordBatch, StringArray};
-use arrow_schema::DataType;
+use arrow_array::{ArrayRef, BinaryArray, Int32Array, RecordBatch, StringArray};
 use jet_storage::image::MemImage;
 use jet_storage::index::{Bookmark, Direction};
 use jet_storage::page::MemPageSource;
 use jet_storage::scan::OwnedField;
 use jet_storage::write::{WResult, Writer};
-use jet_storage::{Database, JetType, JetVersion, OpenOptions, ScanOptions, Transaction};
+use jet_storage::{Database, JetVersion, OpenOptions, ScanOptions, Transaction};
 use jet_tests::agree::{assert_mdb_export_equals_scan, consistency};
 use jet_tests::crash::{RecordingImage, consistency_of_image, crash_check};
-use jet_tests::mdb_reader::{ReaderDump, dump, require_mdb_reader};
 use jet_tests::{corpus, require_mdb_export};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+#[path = "support/jet3_oracles.rs"]
+mod jet3_oracles;
 #[path = "support/oracle_values.rs"]
 #[allow(dead_code)]
 mod oracle_values;
-use oracle_values::{Ours, agrees_reader};
+use jet3_oracles::assert_mdb_reader_equals_scan;
 
 /// The corpus's Access 97 files.
 const JET3_FILES: &[&str] = &[
@@ -55,13 +51,6 @@ const JET3_FILES: &[&str] = &[
     "jackcess/V1997/testIndexCodesV1997.mdb",
     "jackcess/V1997/testV1997.mdb",
 ];
-
-/// Tables of `testIndexCodesV1997.mdb` keyed on date-times before
-/// 1899-12-30 with a time of day: the writer stores such a value (read as
-/// microseconds) as a double one unit in the last place away from the
-/// double Access stored (the same value to the microsecond), so their keys
-/// are compared by count and consistency, not byte for byte.
-const PRE_1899_TIMES: &[&str] = &["Table6", "Table6_desc"];
 
 /// A scratch directory for one test, removed at the end.
 struct Scratch(PathBuf);
@@ -216,9 +205,6 @@ fn reinserted_rows_give_the_index_keys_access_97_built() {
         let after = index_keys(&db, t);
         for (n, (a, b)) in after.iter().zip(keys).enumerate() {
             assert_eq!(a.len(), b.len(), "{t} index {n}: entry count");
-            if PRE_1899_TIMES.contains(&t.as_str()) {
-                continue;
-            }
             if let Some(i) = (0..a.len()).find(|&i| a[i] != b[i]) {
                 panic!(
                     "{t} index {n} entry {i}: {:02X?}, Access wrote {:02X?}",
@@ -234,126 +220,6 @@ fn reinserted_rows_give_the_index_keys_access_97_built() {
         tables.len()
     );
     assert!(entries > 500, "{entries}");
-}
-
-/// jetsql's values of one column, typed as the oracle comparison types them.
-fn our_values(a: &ArrayRef, jet: JetType) -> Vec<Ours> {
-    (0..a.len())
-        .map(|i| {
-            if a.is_null(i) {
-                return Ours::Null;
-            }
-            match a.data_type() {
-                DataType::Boolean => Ours::Bool(a.as_boolean().value(i)),
-                DataType::UInt8 => Ours::Int(a.as_primitive::<UInt8Type>().value(i).into()),
-                DataType::Int16 => Ours::Int(a.as_primitive::<Int16Type>().value(i).into()),
-                DataType::Int32 => Ours::Int(a.as_primitive::<Int32Type>().value(i).into()),
-                DataType::Int64 if jet == JetType::Currency => {
-                    Ours::Dec(a.as_primitive::<Int64Type>().value(i).into(), 4)
-                }
-                DataType::Int64 => Ours::Int(a.as_primitive::<Int64Type>().value(i).into()),
-                DataType::Float32 => Ours::F32(a.as_primitive::<Float32Type>().value(i)),
-                DataType::Float64 => Ours::F64(a.as_primitive::<Float64Type>().value(i)),
-                DataType::Decimal128(_, s) => Ours::Dec(
-                    a.as_primitive::<arrow_array::types::Decimal128Type>()
-                        .value(i),
-                    *s,
-                ),
-                DataType::Timestamp(_, None) => {
-                    Ours::Micros(a.as_primitive::<TimestampMicrosecondType>().value(i))
-                }
-                DataType::Utf8 if jet == JetType::Guid => {
-                    Ours::Guid(a.as_string::<i32>().value(i).to_string())
-                }
-                DataType::Utf8 => Ours::Text(a.as_string::<i32>().value(i).to_string()),
-                DataType::Binary => Ours::Bytes(a.as_binary::<i32>().value(i).to_vec()),
-                other => Ours::Other(format!("{other:?}")),
-            }
-        })
-        .collect()
-}
-
-/// Asserts that mdb-reader reads `table` of `file` as jetsql reads it in
-/// `db`: the same rows, every value agreeing (the rules of
-/// `oracle_mdb_reader.rs`). Without `long_values` the Memo and OLE columns
-/// are left out: mdb-reader 3.2 takes an LVAL row's end from the previous
-/// slot's offset without masking its flags (`Database.findRow`), so a long
-/// value stored in a row that follows a deleted one (as after an update
-/// frees the old value) reads on to the page end; mdbtools and jetsql mask
-/// the flags, and `mdb-export` checks those columns. Returns the rows
-/// compared; 0 without node or mdb-reader (outside CI).
-fn assert_mdb_reader_equals_scan(
-    file: &Path,
-    db: &Database,
-    table: &str,
-    long_values: bool,
-) -> usize {
-    let Some(script) = require_mdb_reader() else {
-        return 0;
-    };
-    let ReaderDump::Tables(tables) = dump(&script, file, None).unwrap() else {
-        panic!("{}: mdb-reader refused the file", file.display());
-    };
-    let rt = tables
-        .iter()
-        .find(|t| t.name == table)
-        .unwrap_or_else(|| panic!("{table}: not in mdb-reader's tables"));
-    assert!(rt.error.is_none(), "{table}: mdb-reader: {:?}", rt.error);
-    let t = db.table(table).unwrap();
-    let batches: Vec<RecordBatch> = t
-        .scan(ScanOptions::default())
-        .unwrap()
-        .map(|b| b.unwrap())
-        .collect();
-    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    assert_eq!(rt.rows.len(), rows, "{table}: row count");
-    // our values per row, columns in mdb-reader's order
-    let mut cols: Vec<Vec<Ours>> = Vec::new();
-    for (cname, _) in &rt.columns {
-        let pos = t
-            .def()
-            .columns
-            .iter()
-            .position(|c| &c.name == cname)
-            .unwrap_or_else(|| panic!("{table}: column {cname}"));
-        let jet = t.def().columns[pos].jet_type;
-        cols.push(
-            batches
-                .iter()
-                .flat_map(|b| our_values(b.column(pos), jet))
-                .collect(),
-        );
-    }
-    // every mdb-reader row is one of ours (each used once): the readers
-    // may order rows of rewritten pages differently
-    let compared: Vec<usize> = rt
-        .columns
-        .iter()
-        .enumerate()
-        .filter(|(_, (cname, _))| {
-            long_values
-                || !t
-                    .def()
-                    .columns
-                    .iter()
-                    .any(|c| &c.name == cname && c.jet_type.is_long_value())
-        })
-        .map(|(ci, _)| ci)
-        .collect();
-    let mut used = vec![false; rows];
-    for (r, theirs) in rt.rows.iter().enumerate() {
-        let m = (0..rows).find(|&o| {
-            !used[o]
-                && compared.iter().all(|&ci| {
-                    agrees_reader(&cols[ci][o], theirs[ci].as_deref(), &rt.columns[ci].1)
-                })
-        });
-        match m {
-            Some(o) => used[o] = true,
-            None => panic!("{table}: mdb-reader row {r} {theirs:?} is none of ours"),
-        }
-    }
-    rows
 }
 
 /// A Categories batch: names with code-page text, memos and pictures of

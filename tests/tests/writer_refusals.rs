@@ -239,9 +239,10 @@ fn disk_full(bytes: &[u8]) -> (usize, u64) {
     (refused, ok)
 }
 
-/// Access 97 (Jet3) files take rows but no schema changes: each schema
-/// change is refused by name, before anything is written, in a copy of
-/// `nwind.mdb`; a row insert in the same file then commits.
+/// Access 97 (Jet3) files take rows, tables, indexes and added columns
+/// (`ddl_jet3.rs`) but not the other schema changes: each is refused by
+/// name, before anything is written, in a copy of `nwind.mdb`; a row
+/// insert in the same file then commits.
 #[test]
 fn access_97_schema_changes_are_refused_by_name() {
     let Some(root) = jet_tests::corpus() else {
@@ -258,29 +259,14 @@ fn access_97_schema_changes_are_refused_by_name() {
     type Change = Box<dyn Fn(&mut jet_storage::Transaction<'_>) -> Result<(), WriteError>>;
     let refusals: Vec<(&str, Change)> = vec![
         (
-            "CREATE TABLE",
-            Box::new(|tx: &mut jet_storage::Transaction<'_>| tx.create_table(&spec()).map(|_| ())),
-        ),
-        (
-            "DROP TABLE",
-            Box::new(|tx: &mut jet_storage::Transaction<'_>| tx.drop_table("Shippers")),
-        ),
-        (
-            "ADD COLUMN",
+            "NOT NULL",
             Box::new(|tx: &mut jet_storage::Transaction<'_>| {
-                tx.add_column("Shippers", &ColumnSpec::new("x", JetType::Long))
+                tx.add_column("Shippers", &ColumnSpec::new("x", JetType::Long).not_null())
             }),
         ),
         (
             "DROP COLUMN",
             Box::new(|tx: &mut jet_storage::Transaction<'_>| tx.drop_column("Shippers", "Phone")),
-        ),
-        (
-            "CREATE INDEX",
-            Box::new(|tx: &mut jet_storage::Transaction<'_>| {
-                tx.create_index("Shippers", &IndexSpec::new("ph", &["Phone"]))
-                    .map(|_| ())
-            }),
         ),
         (
             "renaming table",

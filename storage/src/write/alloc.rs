@@ -1,7 +1,8 @@
 //! Page allocation and usage maps on the write side.
 //!
-//! A usage map is a row (on a data page) of 69 bytes in Jet4/ACE, 133 in
-//! Jet3 (`Layout::usage_map_row_len`): either inline — type 0, a u32 start
+//! A usage map is a row (on a data page), written 69 bytes long in
+//! Jet4/ACE and 133 in Jet3 (`Layout::usage_map_row_len`; rows Access
+//! wrote may be longer, and all of such a row is the map): either inline — type 0, a u32 start
 //! page and a 64-byte (Jet3: 128-byte) bitmap — or reference — type 1 and
 //! u32 pointers to usage-map pages (type 0x05), each a bitmap of
 //! `(page_size - 4) * 8` pages. [`set_member`] adds or removes a page,
@@ -21,21 +22,18 @@ use jet_kernels::usage_map::{
     bits_per_map_page, inline_bit, next_set_bit, reference_page, reference_position, set_bit,
 };
 
-/// Length of a usage-map row in Jet4/ACE: type, start page, 64-byte bitmap
-/// (or type and 17 page pointers).
-pub const MAP_ROW_LEN: usize = 69;
-
-/// A new, empty inline map row starting at page `start`.
-pub fn empty_inline(start: u32) -> Vec<u8> {
-    let mut r = vec![0u8; MAP_ROW_LEN];
+/// A new, empty inline map row starting at page `start`, as long as
+/// `layout`'s usage-map rows (69 bytes in Jet4/ACE, 133 in Jet3).
+pub fn empty_inline(layout: &Layout, start: u32) -> Vec<u8> {
+    let mut r = vec![0u8; layout.usage_map_row_len];
     r[0] = MAP_INLINE;
     r[1..5].copy_from_slice(&start.to_le_bytes());
     r
 }
 
-/// A new, empty reference map row.
-pub fn empty_reference() -> Vec<u8> {
-    let mut r = vec![0u8; MAP_ROW_LEN];
+/// A new, empty reference map row, as long as `layout`'s usage-map rows.
+pub fn empty_reference(layout: &Layout) -> Vec<u8> {
+    let mut r = vec![0u8; layout.usage_map_row_len];
     r[0] = MAP_REFERENCE;
     r
 }
@@ -61,10 +59,25 @@ fn map_row(ov: &PageOverlay, layout: &Layout, pointer: u32) -> WResult<(u32, usi
     let (s, e) = data_page::extent(layout, &bytes, usize::from(row)).ok_or_else(|| {
         crate::error::corrupt(page, 0, "usage map row", jet_kernels::Refusal::OutOfBounds)
     })?;
-    // the map is the row's first `usage_map_row_len` bytes; Access may leave
-    // stale bytes after it in the slot (nwind.mdb), never read or written
-    let e = e.min(s + layout.usage_map_row_len);
+    // the whole row is the map, as Access, mdbtools, mdb-reader and Jackcess
+    // read it: Access's own rows may be longer than the ones written here
+    // (nwind.mdb's MSysACEs: 145 bytes, its last bits list real pages)
     Ok((page, s, bytes[s..e].to_vec()))
+}
+
+/// Whether page `page` is a data page of the table whose definition is at
+/// `tdef_page` (its header names that page as owner).
+pub fn owned_data_page(
+    ov: &PageOverlay,
+    layout: &Layout,
+    page: u32,
+    tdef_page: u32,
+) -> WResult<bool> {
+    let p = ov.read_page(page)?;
+    let at = layout.data_tdef_page;
+    Ok(p.first() == Some(&page_type::DATA)
+        && p.get(at..at + 4)
+            .is_some_and(|o| o == tdef_page.to_le_bytes()))
 }
 
 /// Member pages of the map at `pointer`, in increasing order (unclipped).
@@ -216,7 +229,7 @@ mod tests {
         let l = JetVersion::Jet4.layout();
         let mut img = vec![0u8; 4096];
         let mut p = data_page::new_page(l, 0);
-        data_page::insert(l, &mut p, &empty_inline(0), 0).unwrap();
+        data_page::insert(l, &mut p, &empty_inline(l, 0), 0).unwrap();
         img.extend_from_slice(&p);
         let base: Arc<dyn PageSource> = Arc::new(MemPageSource::new(img, 4096));
         let mut ov = PageOverlay::new(base);

@@ -41,7 +41,7 @@
 //! number of live rows). A long value stored out of row may become inline
 //! (it reads the same).
 //!
-//! Refused by name, nothing written: Jet3 (Access 97), Money and encoded files; a
+//! Refused by name, nothing written: Money and encoded files; a
 //! real index whose entries do not match the table's live rows (an entry
 //! for a row that is not live, a row listed twice, or fewer or more entries
 //! than rows); a long-value column holding out-of-row data without column
@@ -125,11 +125,6 @@ struct Rebuilt {
 fn rebuild(image: &[u8]) -> crate::Result<Rebuilt> {
     let header = read_header(&image[..image.len().min(4096)])?;
     let version = header.version;
-    if version.is_jet3() {
-        return Err(refuse(
-            "compacting a Jet3 (Access 97) file: the writer does not write Jet3".into(),
-        ));
-    }
     if header.db_key != 0 {
         return Err(FormatError::Encrypted("compacting encoded databases").into());
     }
@@ -326,12 +321,12 @@ fn copy_table(
     }
     // new usage maps
     let mut nd = def.clone();
-    nd.usage_map = tx.map_row(maps, &alloc::empty_inline(0))?;
-    nd.free_map = tx.map_row(maps, &alloc::empty_inline(0))?;
+    nd.usage_map = tx.map_row(maps, &alloc::empty_inline(l, 0))?;
+    nd.free_map = tx.map_row(maps, &alloc::empty_inline(l, 0))?;
     let mut extra = TdefExtra::default();
     for &(c, _, _, _) in &ptrs.lval_maps {
-        let owned = tx.map_row(maps, &alloc::empty_inline(0))?;
-        let free = tx.map_row(maps, &alloc::empty_inline(0))?;
+        let owned = tx.map_row(maps, &alloc::empty_inline(l, 0))?;
+        let free = tx.map_row(maps, &alloc::empty_inline(l, 0))?;
         extra.lval_maps.push((c, owned, free));
     }
     tx.adopt_table(name, nd.clone(), extra.clone());
@@ -413,7 +408,7 @@ fn copy_table(
         entries.sort_by(|a, b| compare_entries(&a.0, a.1.page, a.1.row, &b.0, b.1.page, b.1.row));
         let (root, pages) = build_index(tx.overlay_mut(), l, first, &entries)
             .map_err(|e| bad(format!("rebuilding: {e}")))?;
-        let map = tx.map_row(maps, &alloc::empty_inline(0))?;
+        let map = tx.map_row(maps, &alloc::empty_inline(l, 0))?;
         for &p in &pages.allocated {
             alloc::set_member(tx.overlay_mut(), l, map, p, true)?;
         }

@@ -83,7 +83,7 @@ pub fn header_page(version: JetVersion, created_micros: i64) -> WResult<Vec<u8>>
 fn global_map_page(version: JetVersion) -> Vec<u8> {
     let l = version.layout();
     let mut p = data_page::new_page(l, 1);
-    let mut m = alloc::empty_inline(0);
+    let mut m = alloc::empty_inline(l, 0);
     for b in &mut m[5..] {
         *b = 0xFF;
     }

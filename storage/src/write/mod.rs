@@ -34,6 +34,7 @@ pub mod row;
 pub mod row_jet3;
 pub mod tdef;
 pub mod tdef_columns;
+pub mod tdef_encode;
 pub mod tdef_splice;
 pub mod txn;
 

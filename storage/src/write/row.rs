@@ -139,7 +139,9 @@ pub const MAX_ACCESS_DAY: i64 = 2_958_465;
 /// 1899-12-30; before it, the negative day with a positive time fraction),
 /// rounded to the nearest millisecond (half up) as Access keeps it: a
 /// `CURRENT_TIMESTAMP` or a Parquet timestamp with microseconds is stored,
-/// not refused. `Err` names why the value is outside Access's range.
+/// not refused. The double is the one Access stores for that date and time
+/// (bit for bit, checked against every Date/Time in the corpus). `Err`
+/// names why the value is outside Access's range.
 pub fn micros_to_access_date(micros: i64) -> Result<f64, String> {
     let ms = micros
         .checked_add(500)
@@ -151,7 +153,11 @@ pub fn micros_to_access_date(micros: i64) -> Result<f64, String> {
     if !(MIN_ACCESS_DAY..=MAX_ACCESS_DAY).contains(&day) {
         return Err("outside Access's date range 0100-01-01 to 9999-12-31".into());
     }
-    let f = frac as f64 / MS_PER_DAY as f64;
+    // Access takes the time of day as seconds times the double nearest
+    // 1/86400 (every date-time with a time of day in the corpus is that
+    // product); dividing milliseconds by 86 400 000 is one unit in the last
+    // place away for some times (00:00:30, 05:15:07)
+    let f = (frac as f64 / 1000.0) * (1.0 / 86_400.0);
     Ok(if day >= 0 {
         day as f64 + f
     } else {
@@ -718,6 +724,20 @@ mod tests {
                 "{micros}"
             );
         }
+        // the doubles Access 97 stored for 00:00:30 and 05:15:07 on
+        // 1899-12-30 (testIndexCodesV1997.mdb, Table6)
+        assert_eq!(
+            micros_to_access_date(-25_569 * 86_400_000_000 + 30_000_000)
+                .unwrap()
+                .to_bits(),
+            0x3f36_c16c_16c1_6c16
+        );
+        assert_eq!(
+            micros_to_access_date(-25_569 * 86_400_000_000 + 18_907_000_000)
+                .unwrap()
+                .to_bits(),
+            0x3fcc_02a7_a1f1_9690
+        );
         assert!(micros_to_access_date(253_402_300_800_000_000).is_err());
         assert!(micros_to_access_date(i64::MAX).is_err());
     }

@@ -8,7 +8,7 @@ use crate::format::{JetVersion, page_type};
 use crate::image::PageStore;
 use crate::tdef::{
     COL_AUTO_GUID, COL_AUTO_LONG, COL_FIXED, COL_HYPERLINK, Column, Direction,
-    EXT_COMPRESSED_UNICODE, IndexKind, LogicalIndex, RealIndex, TableDef,
+    EXT_COMPRESSED_UNICODE, TableDef,
 };
 use crate::types::JetType;
 use crate::write::overlay::PageOverlay;
@@ -235,8 +235,13 @@ pub fn column_shape(version: JetVersion, table: &str, c: &ColumnSpec) -> WResult
                     ),
                 ));
             }
-            ext |= EXT_COMPRESSED_UNICODE;
-            c.size * 2
+            if version.is_jet3() {
+                // one byte per character in the code page
+                c.size
+            } else {
+                ext |= EXT_COMPRESSED_UNICODE;
+                c.size * 2
+            }
         }
         JetType::Binary => {
             if c.size == 0 || c.size > 255 {
@@ -251,8 +256,20 @@ pub fn column_shape(version: JetVersion, table: &str, c: &ColumnSpec) -> WResult
             c.size
         }
         JetType::Memo => {
-            ext |= EXT_COMPRESSED_UNICODE;
+            if !version.is_jet3() {
+                ext |= EXT_COMPRESSED_UNICODE;
+            }
             0
+        }
+        JetType::Numeric | JetType::BigInt if version.is_jet3() => {
+            return Err(bad(
+                table,
+                format!(
+                    "column {:?}: Access 97 (Jet3) files have no {} type",
+                    c.name,
+                    t.name()
+                ),
+            ));
         }
         JetType::Ole => 0,
         JetType::Numeric => {
@@ -384,6 +401,25 @@ pub fn layout(version: JetVersion, spec: &TableSpec, page: u32, system: bool) ->
     Ok(def)
 }
 
+/// Sets the sort order, code page, precision and scale of every column of
+/// a Jet3 definition to what its descriptors hold once encoded: Access 97
+/// stores sort order 1033 and the database's code page in every column's
+/// descriptor, and the parser reads the code page's bytes as precision and
+/// scale. Leaves Jet4/ACE definitions alone.
+pub fn set_jet3_descriptor_fields(def: &mut TableDef, f: super::tdef_encode::TdefFormat) {
+    if !f.version.is_jet3() {
+        return;
+    }
+    let cp = codepage::from_encoding(f.encoding).unwrap_or(0);
+    let [lo, hi] = cp.to_le_bytes();
+    for c in &mut def.columns {
+        c.sort_order = SORT_GENERAL;
+        c.code_page = cp;
+        c.precision = lo;
+        c.scale = hi;
+    }
+}
+
 /// Sets the four bytes a column descriptor shares between the text sort
 /// order and the numeric precision/scale, as the parser reads them back.
 pub fn set_sort_or_precision(col: &mut Column, precision: u8, scale: u8) {
@@ -428,174 +464,9 @@ pub fn assign_offsets(columns: &mut [Column]) {
     }
 }
 
-fn put_name(out: &mut Vec<u8>, name: &str) {
-    let units: Vec<u16> = name.encode_utf16().collect();
-    out.extend_from_slice(&((units.len() * 2) as u16).to_le_bytes());
-    for u in units {
-        out.extend_from_slice(&u.to_le_bytes());
-    }
-}
-
-fn put3(out: &mut Vec<u8>, pointer: u32) {
-    out.extend_from_slice(&pointer.to_le_bytes());
-}
-
-/// Appends the Jet4/ACE descriptor of real index `r` (52 bytes: a magic
-/// number, ten key column slots, usage map, root page, flags).
-pub fn real_index_entry(b: &mut Vec<u8>, r: &RealIndex) {
-    b.extend_from_slice(&MAGIC_INDEX.to_le_bytes());
-    for k in 0..MAX_INDEX_COLUMNS {
-        match r.key.get(k) {
-            Some((col, dir)) => {
-                b.extend_from_slice(&col.to_le_bytes());
-                b.push(if *dir == Direction::Ascending {
-                    0x01
-                } else {
-                    0x00
-                });
-            }
-            None => b.extend_from_slice(&[0xFF, 0xFF, 0x00]),
-        }
-    }
-    put3(b, r.usage_map);
-    b.extend_from_slice(&r.root_page.to_le_bytes());
-    b.extend_from_slice(&0u32.to_le_bytes());
-    b.push(r.flags);
-    b.extend_from_slice(&[0u8; 5]);
-}
-
-/// Appends the Jet4/ACE descriptor of logical index `l` (28 bytes).
-pub fn logical_index_entry(b: &mut Vec<u8>, l: &LogicalIndex) {
-    b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
-    b.extend_from_slice(&l.number.to_le_bytes());
-    b.extend_from_slice(&l.real_index.to_le_bytes());
-    // the other table's role: 1 primary, 2 referencing (Jackcess
-    // `IndexImpl.FK_PRIMARY_TABLE_TYPE` / `FK_SECONDARY_TABLE_TYPE`)
-    b.push(match (l.kind, l.rel_primary) {
-        (_, true) => 1,
-        (IndexKind::ForeignKey, false) => 2,
-        _ => 0,
-    });
-    b.extend_from_slice(&l.rel_index.unwrap_or(u32::MAX).to_le_bytes());
-    b.extend_from_slice(&l.rel_table_page.to_le_bytes());
-    b.push(u8::from(l.cascade_updates));
-    b.push(if l.cascade_null {
-        2
-    } else {
-        u8::from(l.cascade_deletes)
-    });
-    b.push(match l.kind {
-        IndexKind::Normal => 0,
-        IndexKind::PrimaryKey => 1,
-        IndexKind::ForeignKey => 2,
-        IndexKind::Other(k) => k,
-    });
-    b.extend_from_slice(&[0u8; 4]);
-}
-
-/// Appends `name` as a definition stores it (u16 byte length, UTF-16LE).
-pub fn name_bytes(b: &mut Vec<u8>, name: &str) {
-    put_name(b, name);
-}
-
-/// Encodes the definition bytes of `def` (Jet4/ACE layout): the whole
-/// chain content, first page header included, as [`crate::tdef::read_chain`]
-/// returns it.
-pub fn encode(version: JetVersion, def: &TableDef, extra: &TdefExtra) -> WResult<Vec<u8>> {
-    if version.is_jet3() {
-        return Err(WriteError::Unsupported("Jet3 table definitions".into()));
-    }
-    let mut b = Vec::with_capacity(1024);
-    b.extend_from_slice(&[page_type::TDEF, 0x01, 0, 0]);
-    b.extend_from_slice(&0u32.to_le_bytes()); // next TDEF page
-    b.extend_from_slice(&0u32.to_le_bytes()); // length, patched below
-    b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
-    b.extend_from_slice(&def.stated_rows.to_le_bytes());
-    b.extend_from_slice(&def.autonumber.to_le_bytes());
-    b.push(1); // auto-numbering enabled
-    b.extend_from_slice(&[0u8; 15]);
-    if version.is_ace() {
-        // the complex-id counter survives a rewritten definition
-        let at = version.layout().tdef_complex_autonumber;
-        b[at..at + 4].copy_from_slice(&def.complex_autonumber.to_le_bytes());
-    }
-    b.push(def.table_type);
-    b.extend_from_slice(&def.max_cols.to_le_bytes());
-    b.extend_from_slice(&def.num_var_cols.to_le_bytes());
-    b.extend_from_slice(&(def.columns.len() as u16).to_le_bytes());
-    b.extend_from_slice(&(def.indexes.len() as u32).to_le_bytes());
-    b.extend_from_slice(&(def.real_indexes.len() as u32).to_le_bytes());
-    put3(&mut b, def.usage_map);
-    put3(&mut b, def.free_map);
-    debug_assert_eq!(b.len(), version.layout().tdef_block_end);
-    for _ in &def.real_indexes {
-        b.extend_from_slice(&[0u8; 12]);
-    }
-    let mut cols: Vec<&Column> = def.columns.iter().collect();
-    cols.sort_by_key(|c| c.col_num);
-    for c in &cols {
-        let type_byte = match c.jet_type {
-            JetType::Boolean => 0x01,
-            JetType::Byte => 0x02,
-            JetType::Integer => 0x03,
-            JetType::Long => 0x04,
-            JetType::Currency => 0x05,
-            JetType::Single => 0x06,
-            JetType::Double => 0x07,
-            JetType::DateTime => 0x08,
-            JetType::Binary => 0x09,
-            JetType::Text => 0x0A,
-            JetType::Ole => 0x0B,
-            JetType::Memo => 0x0C,
-            JetType::Guid => 0x0F,
-            JetType::Numeric => 0x10,
-            JetType::Complex => 0x12,
-            JetType::BigInt => 0x13,
-            JetType::ExtDateTime => 0x14,
-            JetType::Unknown(t) => t,
-        };
-        b.push(type_byte);
-        b.extend_from_slice(&MAGIC_TABLE.to_le_bytes());
-        b.extend_from_slice(&c.col_num.to_le_bytes());
-        b.extend_from_slice(&c.var_index.to_le_bytes());
-        b.extend_from_slice(&c.col_num.to_le_bytes());
-        if matches!(c.jet_type, JetType::Text | JetType::Memo) {
-            b.extend_from_slice(&c.sort_order.to_le_bytes());
-            b.extend_from_slice(&[0, 0]);
-        } else if let (JetType::Complex, Some(id)) = (c.jet_type, c.complex_id) {
-            // the complex id fills the 4 bytes (precision and scale are 0)
-            b.extend_from_slice(&id.to_le_bytes());
-        } else {
-            b.extend_from_slice(&[c.precision, c.scale, 0, 0]);
-        }
-        b.push(c.flags);
-        b.push(c.ext_flags);
-        b.extend_from_slice(&[0u8; 4]);
-        b.extend_from_slice(&(if c.is_fixed() { c.fixed_offset } else { 0 }).to_le_bytes());
-        b.extend_from_slice(&c.length.to_le_bytes());
-    }
-    for c in &cols {
-        put_name(&mut b, &c.name);
-    }
-    for r in &def.real_indexes {
-        real_index_entry(&mut b, r);
-    }
-    for l in &def.indexes {
-        logical_index_entry(&mut b, l);
-    }
-    for l in &def.indexes {
-        put_name(&mut b, &l.name);
-    }
-    for (col, owned, free) in &extra.lval_maps {
-        b.extend_from_slice(&col.to_le_bytes());
-        put3(&mut b, *owned);
-        put3(&mut b, *free);
-    }
-    b.extend_from_slice(&[0xFF, 0xFF]);
-    let len = b.len() as u32;
-    b[8..12].copy_from_slice(&len.to_le_bytes());
-    Ok(b)
-}
+pub use super::tdef_encode::{
+    TdefFormat, encode, logical_index_entry, name_bytes, real_index_entry,
+};
 
 /// Reads the long-value column usage-map list that follows the logical
 /// index names of a TDEF (ends with `FF FF`); empty when absent.
@@ -630,6 +501,8 @@ pub fn write_chain(
     } else {
         old_pages.push(first);
     }
+    // Jet3 pages carry `VC` where Jet4/ACE pages keep their free space
+    let jet3 = def.get(2..4) == Some(&super::tdef_encode::JET3_TDEF_TAG[..]);
     let mut chunks: Vec<Vec<u8>> = Vec::new();
     let (head, mut rest) = def.split_at(def.len().min(ps));
     chunks.push(head.to_vec());
@@ -653,8 +526,12 @@ pub fn write_chain(
         c.resize(ps, 0);
         let next = pages.get(k + 1).copied().unwrap_or(0);
         c[4..8].copy_from_slice(&next.to_le_bytes());
-        let free = u16::try_from(ps.saturating_sub(used + 8)).unwrap_or(0);
-        c[2..4].copy_from_slice(&free.to_le_bytes());
+        if jet3 {
+            c[2..4].copy_from_slice(&super::tdef_encode::JET3_TDEF_TAG);
+        } else {
+            let free = u16::try_from(ps.saturating_sub(used + 8)).unwrap_or(0);
+            c[2..4].copy_from_slice(&free.to_le_bytes());
+        }
         ov.write(pages[k], &c)?;
     }
     // pages of a chain that shrank are left as empty TDEF continuation
@@ -663,6 +540,9 @@ pub fn write_chain(
         let mut c = vec![0u8; ps];
         c[0] = page_type::TDEF;
         c[1] = 0x01;
+        if jet3 {
+            c[2..4].copy_from_slice(&super::tdef_encode::JET3_TDEF_TAG);
+        }
         ov.write(p, &c)?;
     }
     Ok(pages)
@@ -710,7 +590,12 @@ mod tests {
         let mut def = layout(JetVersion::Jet4, &spec, 9, false).unwrap();
         def.columns[0].jet_type = JetType::Complex;
         def.columns[0].complex_id = Some(0x0102_0304);
-        let bytes = encode(JetVersion::Jet4, &def, &TdefExtra::default()).unwrap();
+        let bytes = encode(
+            TdefFormat::unicode(JetVersion::Jet4),
+            &def,
+            &TdefExtra::default(),
+        )
+        .unwrap();
         let back = crate::tdef::parse(JetVersion::Jet4, 9, &bytes, "T", encoding_rs::WINDOWS_1252)
             .unwrap();
         assert_eq!(back.columns[0].complex_id, Some(0x0102_0304));
@@ -745,7 +630,7 @@ mod tests {
         let extra = TdefExtra {
             lval_maps: vec![(3, (10 << 8) | 4, (10 << 8) | 5)],
         };
-        let bytes = encode(JetVersion::Jet4, &def, &extra).unwrap();
+        let bytes = encode(TdefFormat::unicode(JetVersion::Jet4), &def, &extra).unwrap();
         let back = crate::tdef::parse(JetVersion::Jet4, 9, &bytes, "T", encoding_rs::WINDOWS_1252)
             .unwrap();
         assert_eq!(back.columns, def.columns);

@@ -19,6 +19,7 @@
 //! table", and tests that a count too small for a row's offset table is
 //! corrupt), so a drop keeps it.
 
+use super::tdef_encode::TdefFormat;
 use super::tdef_splice::{pointer_offsets, stated_len};
 use super::{WResult, WriteError};
 use crate::format::JetVersion;
@@ -46,9 +47,14 @@ fn columns(def: &TableDef, b: &[u8], version: JetVersion) -> Option<Columns> {
     let mut pos = start + def.columns.len() * l.col_entry;
     let mut names = Vec::with_capacity(def.columns.len());
     for _ in 0..def.columns.len() {
-        let n = usize::from(u16::from_le_bytes([*b.get(pos)?, *b.get(pos + 1)?]));
-        names.push((pos, pos + 2 + n));
-        pos += 2 + n;
+        // a one-byte (Jet3) or two-byte length, then the name
+        let n = if l.name_len_size == 1 {
+            usize::from(*b.get(pos)?)
+        } else {
+            usize::from(u16::from_le_bytes([*b.get(pos)?, *b.get(pos + 1)?]))
+        };
+        names.push((pos, pos + l.name_len_size + n));
+        pos += l.name_len_size + n;
     }
     (pos <= b.len()).then_some(Columns {
         start,
@@ -87,13 +93,14 @@ fn locate(
 /// `num_cols` goes down by one, `max_cols` and `num_var_cols` stay. `new` is `old` without the column; the result must
 /// parse back to it.
 pub fn with_dropped_column(
-    version: JetVersion,
+    f: TdefFormat,
     table: &str,
     old: &TableDef,
     chain: &[u8],
     new: &TableDef,
     col_num: u16,
 ) -> WResult<Vec<u8>> {
+    let version = f.version;
     let l = version.layout();
     let (mut b, s, k) = locate(version, table, old, chain, col_num)?;
     // the long-value map entry (after every other section) goes first
@@ -106,13 +113,13 @@ pub fn with_dropped_column(
     b.drain(ns..ne);
     let ds = s.start + k * l.col_entry;
     b.drain(ds..ds + l.col_entry);
-    finish(version, table, b, new)
+    finish(f, table, b, new)
 }
 
 /// The definition bytes `chain` (of `old`) with column `col_num` named
 /// `name` (every other byte kept). `new` is `old` with the new name.
 pub fn with_renamed_column(
-    version: JetVersion,
+    f: TdefFormat,
     table: &str,
     old: &TableDef,
     chain: &[u8],
@@ -120,12 +127,13 @@ pub fn with_renamed_column(
     col_num: u16,
     name: &str,
 ) -> WResult<Vec<u8>> {
+    let version = f.version;
     let (mut b, s, k) = locate(version, table, old, chain, col_num)?;
     let (ns, ne) = s.names[k];
     let mut bytes = Vec::new();
-    super::tdef::name_bytes(&mut bytes, name);
+    super::tdef::name_bytes(&mut bytes, name, f)?;
     b.splice(ns..ne, bytes);
-    finish(version, table, b, new)
+    finish(f, table, b, new)
 }
 
 /// The definition bytes `chain` (of `old`) with the descriptor of column
@@ -133,13 +141,14 @@ pub fn with_renamed_column(
 /// flags and sort order / precision bytes (its unknown bytes kept). `new`
 /// is `old` with that column changed.
 pub fn with_changed_column(
-    version: JetVersion,
+    f: TdefFormat,
     table: &str,
     old: &TableDef,
     chain: &[u8],
     new: &TableDef,
     col_num: u16,
 ) -> WResult<Vec<u8>> {
+    let version = f.version;
     let l = version.layout();
     let (mut b, s, k) = locate(version, table, old, chain, col_num)?;
     let c = new
@@ -168,14 +177,67 @@ pub fn with_changed_column(
         if let Some(o) = l.col_sort_version {
             b[d + o] = c.sort_order_version;
         }
-    } else {
+    } else if !version.is_jet3() {
+        // (Jet3 keeps its code page there; it has no Numeric type)
         b[d + l.col_precision] = c.precision;
         b[d + l.col_scale] = c.scale;
         if let Some(o) = l.col_sort_version {
             b[d + o] = 0;
         }
     }
-    finish(version, table, b, new)
+    finish(f, table, b, new)
+}
+
+/// The definition bytes `chain` (of `old`) with `new`'s last column
+/// added: its descriptor after the other descriptors, its name after the
+/// other names and, for a long-value column, its map entry `lval` (owned
+/// and free usage-map pointers) before the list's closing `FF FF`. Every
+/// other byte stays as it was (Access 97's included, which a re-encoding
+/// would zero). `new` is `old` with the column appended; the result must
+/// parse back to it.
+pub fn with_added_column(
+    f: TdefFormat,
+    table: &str,
+    old: &TableDef,
+    chain: &[u8],
+    new: &TableDef,
+    lval: Option<(u32, u32)>,
+) -> WResult<Vec<u8>> {
+    let version = f.version;
+    let l = version.layout();
+    let len = stated_len(chain).ok_or_else(|| bad(table, "its length field is out of range"))?;
+    let mut b = chain[..len].to_vec();
+    let s = columns(old, &b, version)
+        .ok_or_else(|| bad(table, "its column section cannot be located"))?;
+    let c = new
+        .columns
+        .iter()
+        .max_by_key(|c| c.col_num)
+        .filter(|_| new.columns.len() == old.columns.len() + 1)
+        .ok_or_else(|| bad(table, "no column to add"))?;
+    if let Some((owned, free)) = lval {
+        // the list ends the definition with `FF FF`
+        pointer_offsets(old, &b, version)
+            .filter(|_| b.ends_with(&[0xFF, 0xFF]))
+            .ok_or_else(|| bad(table, "its long-value map list cannot be located"))?;
+        let mut e = c.col_num.to_le_bytes().to_vec();
+        e.extend_from_slice(&owned.to_le_bytes());
+        e.extend_from_slice(&free.to_le_bytes());
+        let at = b.len() - 2;
+        b.splice(at..at, e);
+    }
+    let names_end = s
+        .names
+        .last()
+        .map_or(s.start + old.columns.len() * l.col_entry, |n| n.1);
+    let mut name = Vec::new();
+    super::tdef::name_bytes(&mut name, &c.name, f)?;
+    b.splice(names_end..names_end, name);
+    let mut d = Vec::new();
+    super::tdef_encode::column_entry(&mut d, c, f)?;
+    let ds = s.start + old.columns.len() * l.col_entry;
+    b.splice(ds..ds, d);
+    finish(f, table, b, new)
 }
 
 /// The TDEF type byte of `t`.
@@ -202,7 +264,8 @@ pub fn type_byte(t: JetType) -> Option<u8> {
 
 /// Sets the column counts and length of `b` from `new` and checks that
 /// `b` parses back to `new`'s columns (every stored field) and indexes.
-fn finish(version: JetVersion, table: &str, mut b: Vec<u8>, new: &TableDef) -> WResult<Vec<u8>> {
+fn finish(f: TdefFormat, table: &str, mut b: Vec<u8>, new: &TableDef) -> WResult<Vec<u8>> {
+    let version = f.version;
     let l = version.layout();
     let put16 =
         |b: &mut Vec<u8>, at: usize, v: u16| b[at..at + 2].copy_from_slice(&v.to_le_bytes());
@@ -211,7 +274,7 @@ fn finish(version: JetVersion, table: &str, mut b: Vec<u8>, new: &TableDef) -> W
     put16(&mut b, l.tdef_num_cols, new.columns.len() as u16);
     let len = b.len() as u32;
     b[8..12].copy_from_slice(&len.to_le_bytes());
-    let back = crate::tdef::parse(version, new.page, &b, table, encoding_rs::WINDOWS_1252)
+    let back = crate::tdef::parse(version, new.page, &b, table, f.encoding)
         .map_err(|e| WriteError::from(crate::Error::from(e)))?;
     let stored = |c: &Column| {
         (

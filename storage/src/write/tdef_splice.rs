@@ -16,6 +16,7 @@
 //! intended definition, else nothing is returned.
 
 use super::tdef::{logical_index_entry, name_bytes, real_index_entry};
+use super::tdef_encode::TdefFormat;
 use super::{WResult, WriteError};
 use crate::format::JetVersion;
 use crate::tdef::TableDef;
@@ -36,8 +37,14 @@ fn sections(def: &TableDef, bytes: &[u8], version: JetVersion) -> Option<Section
     let l = version.layout();
     let counts_end = l.tdef_block_end + def.real_indexes.len() * l.real_idx_count_entry;
     let mut pos = counts_end + def.columns.len() * l.col_entry;
+    // a one-byte (Jet3) or two-byte length, then the name
     let name_len = |pos: usize| -> Option<usize> {
-        Some(2 + usize::from(u16::from_le_bytes([*bytes.get(pos)?, *bytes.get(pos + 1)?])))
+        let n = if l.name_len_size == 1 {
+            u16::from(*bytes.get(pos)?)
+        } else {
+            u16::from_le_bytes([*bytes.get(pos)?, *bytes.get(pos + 1)?])
+        };
+        Some(l.name_len_size + usize::from(n))
     };
     for _ in 0..def.columns.len() {
         pos += name_len(pos)?;
@@ -71,13 +78,14 @@ fn put_u32(bytes: &mut [u8], at: usize, v: u32) {
 /// (typed, naming the table) a definition whose sections cannot be
 /// located or whose result does not parse back to `new`'s indexes.
 pub fn with_added_index(
-    version: JetVersion,
+    f: TdefFormat,
     table: &str,
     old: &TableDef,
     chain: &[u8],
     new: &TableDef,
     fresh: bool,
 ) -> WResult<Vec<u8>> {
+    let version = f.version;
     let l = version.layout();
     let bad = |why: &str| {
         WriteError::Unsupported(format!("changing the definition of table {table:?}: {why}"))
@@ -88,11 +96,11 @@ pub fn with_added_index(
         sections(old, &b, version).ok_or_else(|| bad("its index sections cannot be located"))?;
     let li = new.indexes.last().ok_or_else(|| bad("no index to add"))?;
     let mut name = Vec::new();
-    name_bytes(&mut name, &li.name);
+    name_bytes(&mut name, &li.name, f)?;
     let names_end = s.names.last().map_or(s.logical_end, |n| n.1);
     b.splice(names_end..names_end, name);
     let mut entry = Vec::new();
-    logical_index_entry(&mut entry, li);
+    logical_index_entry(&mut entry, li, version);
     b.splice(s.logical_end..s.logical_end, entry);
     if fresh {
         let ri = new
@@ -101,14 +109,14 @@ pub fn with_added_index(
             .ok_or_else(|| bad("no real index to add"))?;
         let real_end = s.real_start + old.real_indexes.len() * l.real_idx_entry;
         let mut entry = Vec::new();
-        real_index_entry(&mut entry, ri);
+        real_index_entry(&mut entry, ri, version);
         b.splice(real_end..real_end, entry);
         b.splice(
             s.counts_end..s.counts_end,
             vec![0u8; l.real_idx_count_entry],
         );
     }
-    finish(version, table, b, new)
+    finish(f, table, b, new)
 }
 
 /// The definition bytes `chain` (of `old`) without logical index `pos`
@@ -116,7 +124,7 @@ pub fn with_added_index(
 /// logical indexes' real index numbers above it go down by one). `new` is
 /// the intended definition; the result must parse back to its indexes.
 pub fn with_dropped_index(
-    version: JetVersion,
+    f: TdefFormat,
     table: &str,
     old: &TableDef,
     chain: &[u8],
@@ -124,6 +132,7 @@ pub fn with_dropped_index(
     pos: usize,
     real: Option<usize>,
 ) -> WResult<Vec<u8>> {
+    let version = f.version;
     let l = version.layout();
     let bad = |why: &str| {
         WriteError::Unsupported(format!("changing the definition of table {table:?}: {why}"))
@@ -154,7 +163,7 @@ pub fn with_dropped_index(
         let cs = l.tdef_block_end + r * l.real_idx_count_entry;
         b.drain(cs..cs + l.real_idx_count_entry);
     }
-    finish(version, table, b, new)
+    finish(f, table, b, new)
 }
 
 /// The stated length of a definition (header offset 8), when it fits its
@@ -172,13 +181,14 @@ pub(crate) fn stated_len(chain: &[u8]) -> Option<usize> {
 
 /// Sets the counts and length of `b` from `new` and checks that `b` parses
 /// back to `new`'s columns and indexes.
-fn finish(version: JetVersion, table: &str, mut b: Vec<u8>, new: &TableDef) -> WResult<Vec<u8>> {
+fn finish(f: TdefFormat, table: &str, mut b: Vec<u8>, new: &TableDef) -> WResult<Vec<u8>> {
+    let version = f.version;
     let l = version.layout();
     put_u32(&mut b, l.tdef_num_idx, new.indexes.len() as u32);
     put_u32(&mut b, l.tdef_num_real_idx, new.real_indexes.len() as u32);
     let len = b.len() as u32;
     put_u32(&mut b, 8, len);
-    let back = crate::tdef::parse(version, new.page, &b, table, encoding_rs::WINDOWS_1252)
+    let back = crate::tdef::parse(version, new.page, &b, table, f.encoding)
         .map_err(|e| WriteError::from(crate::Error::from(e)))?;
     let same_columns =
         back.columns.len() == new.columns.len()

@@ -7,7 +7,10 @@
 use super::lval::{self, LvalTarget};
 use super::row::{self, Cell};
 use super::tdef::{self as wtdef, ColumnSpec, TableSpec, TdefExtra};
-use super::{IndexMaintainer, IndexPages, WResult, WriteError, alloc, catalog, data_page, default};
+use super::{
+    IndexMaintainer, IndexPages, WResult, WriteError, alloc, catalog, data_page, default,
+    tdef_columns,
+};
 use crate::catalog::{CatalogEntry, ObjectKind};
 use crate::crypt::{CipherPageSource, Unlocked};
 use crate::database::{Database, MSYS_OBJECTS_PAGE};
@@ -397,18 +400,27 @@ impl<'w> Transaction<'w> {
     }
 
     /// Refuses the schema change `op` in a Jet3 (Access 97) database,
-    /// before anything is written: the writer writes Access 97 rows (and
-    /// their indexes and long values), not Access 97 table definitions,
-    /// catalog rows or property maps.
+    /// before anything is written: in Access 97 files the writer writes
+    /// rows, CREATE/DROP TABLE, CREATE/DROP INDEX and ADD COLUMN (without
+    /// NOT NULL or DEFAULT), not property maps, relationships or the other
+    /// column changes.
     pub(crate) fn refuse_jet3_schema(&self, op: &str) -> WResult<()> {
         if self.version.is_jet3() {
             return Err(WriteError::Unsupported(format!(
-                "{op} in an Access 97 (Jet3) database: schema changes are written in Jet4 and \
-                 ACE files only (rows of existing Access 97 tables can be inserted, updated and \
-                 deleted)"
+                "{op} in an Access 97 (Jet3) database: Access 97 files take rows, CREATE/DROP \
+                 TABLE, CREATE/DROP INDEX and ADD COLUMN without NOT NULL or DEFAULT; other \
+                 schema changes are written in Jet4 and ACE files only"
             )));
         }
         Ok(())
+    }
+
+    /// How this file spells table definitions (version and code page).
+    pub(crate) fn tdef_format(&self) -> wtdef::TdefFormat {
+        wtdef::TdefFormat {
+            version: self.version,
+            encoding: self.encoding,
+        }
     }
 
     /// How stored text decodes for messages: `Some(code page)` in a Jet3
@@ -427,7 +439,6 @@ impl<'w> Transaction<'w> {
     /// Creates a user table: its TDEF, usage maps, an empty root page per
     /// real index, and its MSysObjects row. Returns the TDEF page.
     pub fn create_table(&mut self, spec: &TableSpec) -> WResult<u32> {
-        self.refuse_jet3_schema(&format!("CREATE TABLE {:?}", spec.name))?;
         self.flush_indexes()?;
         if self.entry(&spec.name).is_some()
             || self
@@ -482,6 +493,10 @@ impl<'w> Transaction<'w> {
         if maps.maps.is_empty() {
             return Ok(None);
         }
+        self.refuse_jet3_schema(&format!(
+            "NOT NULL or DEFAULT on columns of table {:?} (Access 97 property maps are not written)",
+            spec.name
+        ))?;
         maps.encode_jet4()
             .map(Some)
             .ok_or_else(|| WriteError::BadDefinition {
@@ -541,15 +556,16 @@ impl<'w> Transaction<'w> {
         let l = self.layout();
         let tdef_page = alloc::append_page(&mut self.ov)?;
         let mut def = wtdef::layout(self.version, spec, tdef_page, system)?;
+        wtdef::set_jet3_descriptor_fields(&mut def, self.tdef_format());
         // usage-map rows: owned + free for the table, one per real index,
         // owned + free per long-value column
         let mut maps = MapPages::default();
-        def.usage_map = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
-        def.free_map = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+        def.usage_map = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
+        def.free_map = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
         for i in 0..def.real_indexes.len() {
             let root = alloc::append_page(&mut self.ov)?;
             self.ov.write(root, &empty_leaf(l, tdef_page))?;
-            let mut m = alloc::empty_inline(root);
+            let mut m = alloc::empty_inline(l, root);
             m[5] = 1;
             def.real_indexes[i].usage_map = maps.add(&mut self.ov, l, &m)?;
             def.real_indexes[i].root_page = root;
@@ -562,11 +578,11 @@ impl<'w> Transaction<'w> {
             .map(|c| c.col_num)
             .collect();
         for c in lcols {
-            let owned = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
-            let free = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+            let owned = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
+            let free = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
             extra.lval_maps.push((c, owned, free));
         }
-        let bytes = wtdef::encode(self.version, &def, &extra)?;
+        let bytes = wtdef::encode(self.tdef_format(), &def, &extra)?;
         wtdef::write_chain(&mut self.ov, tdef_page, &bytes, false)?;
         let lval = extra
             .lval_maps
@@ -605,7 +621,6 @@ impl<'w> Transaction<'w> {
     /// Drops a user table: removes its MSysObjects row. Its pages are no
     /// longer referenced by any table (the file does not shrink).
     pub fn drop_table(&mut self, name: &str) -> WResult<()> {
-        self.refuse_jet3_schema(&format!("DROP TABLE {name:?}"))?;
         self.flush_indexes()?;
         let (real, page) = match self.entry(name) {
             Some(e) if !e.is_system() => (e.name.clone(), e.tdef_page()),
@@ -660,7 +675,11 @@ impl<'w> Transaction<'w> {
                 let id_ok = matches!(id, OwnedField::Bytes(b) if b.len() == 4 && u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & 0x00FF_FFFF == page);
                 let mut s = String::new();
                 if let OwnedField::Bytes(b) = nm {
-                    crate::text::decode_ucs2(b, &mut s);
+                    if self.version.is_jet3() {
+                        crate::text::decode_codepage(b, self.encoding, &mut s);
+                    } else {
+                        crate::text::decode_ucs2(b, &mut s);
+                    }
                 }
                 if id_ok && s == name {
                     return Ok(bm);
@@ -676,7 +695,13 @@ impl<'w> Transaction<'w> {
     /// is refused. `Required` and `DefaultValue` go into the table's
     /// property map in MSysObjects.
     pub fn add_column(&mut self, table: &str, col: &ColumnSpec) -> WResult<()> {
-        self.refuse_jet3_schema(&format!("ADD COLUMN {:?} to table {table:?}", col.name))?;
+        if col.not_null || col.default_value.is_some() {
+            self.refuse_jet3_schema(&format!(
+                "ADD COLUMN {:?} to table {table:?} with NOT NULL or DEFAULT (Access 97 \
+                 property maps are not written)",
+                col.name
+            ))?;
+        }
         self.flush_indexes()?;
         let version = self.version;
         let l = self.layout();
@@ -778,15 +803,46 @@ impl<'w> Transaction<'w> {
         if !fixed {
             def.num_var_cols += 1;
         }
+        wtdef::set_jet3_descriptor_fields(&mut def, self.tdef_format());
         let mut extra = extra0;
         let page = def.page;
+        let old_def = self.state(table)?.def.clone();
+        // Access 97 definitions are changed in place (their bytes kept):
+        // a dry run refuses one that cannot be before any page is written
+        let chain = if version.is_jet3() {
+            let chain = tdef::read_chain(&self.ov, page)?;
+            let lval = col.jet_type.is_long_value().then_some((0, 0));
+            tdef_columns::with_added_column(
+                self.tdef_format(),
+                &tname,
+                &old_def,
+                &chain,
+                &def,
+                lval,
+            )?;
+            Some(chain)
+        } else {
+            None
+        };
+        let mut lval = None;
         if col.jet_type.is_long_value() {
             let mut maps = MapPages::default();
-            let owned = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
-            let free = maps.add(&mut self.ov, l, &alloc::empty_reference())?;
+            let owned = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
+            let free = maps.add(&mut self.ov, l, &alloc::empty_reference(l))?;
             extra.lval_maps.push((col_num, owned, free));
+            lval = Some((owned, free));
         }
-        let bytes = wtdef::encode(version, &def, &extra)?;
+        let bytes = match &chain {
+            Some(chain) => tdef_columns::with_added_column(
+                self.tdef_format(),
+                &tname,
+                &old_def,
+                chain,
+                &def,
+                lval,
+            )?,
+            None => wtdef::encode(self.tdef_format(), &def, &extra)?,
+        };
         wtdef::write_chain(&mut self.ov, page, &bytes, true)?;
         let st = self.state(table)?;
         for &(c, owned, free) in &extra.lval_maps {
@@ -988,7 +1044,7 @@ impl<'w> Transaction<'w> {
                 cells[i] = Cell::Bytes(guid_from(seed, def.stated_rows));
             }
         }
-        let complex_id = complex_id_of_row(&tname, &mut def, &mut cells)?;
+        let complex_id = complex::complex_id_of_row(&tname, &mut def, &mut cells)?;
         self.check_required(&tname, &def, &cells)?;
         let mut fields = Vec::with_capacity(cells.len());
         for (c, cell) in def.columns.iter().zip(&cells) {
@@ -1124,10 +1180,17 @@ impl<'w> Transaction<'w> {
             (st.def.page, st.def.usage_map, st.def.free_map, st.hint);
         if hint.is_none() {
             // first insert of this transaction: the last page with room
-            hint = alloc::members(&self.ov, l, free)?
-                .into_iter()
-                .rev()
-                .find(|&p| p < self.ov.page_count());
+            // (a page the map lists that is not this table's data page is
+            // never written: Access's map rows may be longer than the maps
+            // it writes, and bits there are trusted only for owned pages)
+            let listed = alloc::members(&self.ov, l, free)?;
+            hint = None;
+            for p in listed.into_iter().rev() {
+                if p < self.ov.page_count() && alloc::owned_data_page(&self.ov, l, p, tdef_page)? {
+                    hint = Some(p);
+                    break;
+                }
+            }
             self.state(table)?.hint = hint;
         }
         if let Some(h) = hint {
@@ -1682,74 +1745,6 @@ impl<'w> Transaction<'w> {
 /// count (such a row has no fixed or variable data), Jet3 rows just before
 /// the null mask (such a row may hold a one-byte fixed field, and no
 /// variable data), where no reader looks.
-/// The complex id of a new row of `def` (`None` when the table has no
-/// complex column): the one given in its complex columns (all the same,
-/// at least 1), else the next of the table's counter, which `def` then
-/// records. Every complex cell of `cells` is set to the id.
-fn complex_id_of_row(table: &str, def: &mut TableDef, cells: &mut [Cell]) -> WResult<Option<i32>> {
-    let complex: Vec<usize> = (0..def.columns.len())
-        .filter(|&i| def.columns[i].jet_type == JetType::Complex)
-        .collect();
-    let Some(&first) = complex.first() else {
-        return Ok(None);
-    };
-    let refuse = |i: usize, value: String, why: &str| WriteError::ValueOutOfRange {
-        table: table.to_string(),
-        column: def.columns[i].name.clone(),
-        value,
-        why: why.to_string(),
-    };
-    let mut given: Option<i32> = None;
-    for &i in &complex {
-        match &cells[i] {
-            Cell::Null => {}
-            Cell::Int(v) if *v >= 1 && *v <= i128::from(i32::MAX) => {
-                let v = *v as i32;
-                if given.is_some_and(|g| g != v) {
-                    return Err(refuse(
-                        i,
-                        v.to_string(),
-                        "the complex columns of one row share one complex id",
-                    ));
-                }
-                given = Some(v);
-            }
-            c => {
-                return Err(refuse(
-                    i,
-                    c.to_string(),
-                    "a complex id is a whole number from 1 to 2147483647",
-                ));
-            }
-        }
-    }
-    let id = match given {
-        Some(v) => {
-            def.complex_autonumber = def.complex_autonumber.max(v as u32);
-            v
-        }
-        None => {
-            let next = def
-                .complex_autonumber
-                .checked_add(1)
-                .filter(|n| *n <= i32::MAX as u32)
-                .ok_or_else(|| {
-                    refuse(
-                        first,
-                        def.complex_autonumber.to_string(),
-                        "the table's complex-id counter is exhausted",
-                    )
-                })?;
-            def.complex_autonumber = next;
-            next as i32
-        }
-    };
-    for &i in &complex {
-        cells[i] = Cell::Int(id.into());
-    }
-    Ok(Some(id))
-}
-
 fn pad_row(version: JetVersion, mut row: Vec<u8>) -> Vec<u8> {
     let at = if version.is_jet3() {
         let mask = usize::from(row.first().copied().unwrap_or(0)).div_ceil(8);

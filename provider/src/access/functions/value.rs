@@ -61,10 +61,12 @@ pub fn round_half_even(x: f64) -> f64 {
 
 /// Access's serial Date (days since 1899-12-30; for days before it the
 /// fraction is still the time of day, added away from zero) from engine
-/// microseconds.
+/// microseconds: for a whole millisecond, the double Access stores.
 pub fn micros_to_serial(us: i64) -> f64 {
     let days = us.div_euclid(DAY_US) + SERIAL_EPOCH_DAYS;
-    let frac = us.rem_euclid(DAY_US) as f64 / DAY_US as f64;
+    // seconds times the double nearest 1/86400, as Access computes the
+    // time of day (the writer's `micros_to_access_date` does the same)
+    let frac = (us.rem_euclid(DAY_US) as f64 / 1e6) * (1.0 / 86_400.0);
     if days >= 0 {
         days as f64 + frac
     } else {
@@ -347,6 +349,16 @@ mod tests {
         );
         assert_eq!(serial_to_micros("t", 35800.5).unwrap() % DAY_US, DAY_US / 2);
         assert!(serial_to_micros("t", 3.0e6).is_err());
+        // the doubles Access 97 stored for 00:00:30 and 05:15:07 on day
+        // zero (testIndexCodesV1997.mdb, Table6)
+        assert_eq!(
+            micros_to_serial(day0 + 30_000_000).to_bits(),
+            0x3f36_c16c_16c1_6c16
+        );
+        assert_eq!(
+            micros_to_serial(day0 + 18_907_000_000).to_bits(),
+            0x3fcc_02a7_a1f1_9690
+        );
     }
 
     #[test]

@@ -145,8 +145,14 @@ impl Transaction<'_> {
             wtdef::set_sort_or_precision(c, 0, 0);
         }
         let chain = crate::tdef::read_chain(&self.ov, def.page)?;
-        let bytes =
-            tdef_columns::with_changed_column(version, &table, &def, &chain, &new, col.col_num)?;
+        let bytes = tdef_columns::with_changed_column(
+            self.tdef_format(),
+            &table,
+            &def,
+            &chain,
+            &new,
+            col.col_num,
+        )?;
         if text {
             wtdef::write_chain(&mut self.ov, def.page, &bytes, true)?;
             self.state(&table)?.def = new;

@@ -85,7 +85,7 @@ impl Transaction<'_> {
         new.columns.remove(pos);
         let chain = crate::tdef::read_chain(&self.ov, def.page)?;
         let bytes = tdef_columns::with_dropped_column(
-            self.version,
+            self.tdef_format(),
             &table,
             &def,
             &chain,
@@ -152,7 +152,7 @@ impl Transaction<'_> {
         next.columns[pos].name = new.to_string();
         let chain = crate::tdef::read_chain(&self.ov, def.page)?;
         let bytes = tdef_columns::with_renamed_column(
-            self.version,
+            self.tdef_format(),
             &table,
             &def,
             &chain,

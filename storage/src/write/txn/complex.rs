@@ -373,3 +373,75 @@ fn refuse_versioned(
     }
     Ok(())
 }
+
+/// The complex id of a new row of `def` (`None` when the table has no
+/// complex column): the one given in its complex columns (all the same,
+/// at least 1), else the next of the table's counter, which `def` then
+/// records. Every complex cell of `cells` is set to the id.
+pub(super) fn complex_id_of_row(
+    table: &str,
+    def: &mut TableDef,
+    cells: &mut [Cell],
+) -> WResult<Option<i32>> {
+    let complex: Vec<usize> = (0..def.columns.len())
+        .filter(|&i| def.columns[i].jet_type == JetType::Complex)
+        .collect();
+    let Some(&first) = complex.first() else {
+        return Ok(None);
+    };
+    let refuse = |i: usize, value: String, why: &str| WriteError::ValueOutOfRange {
+        table: table.to_string(),
+        column: def.columns[i].name.clone(),
+        value,
+        why: why.to_string(),
+    };
+    let mut given: Option<i32> = None;
+    for &i in &complex {
+        match &cells[i] {
+            Cell::Null => {}
+            Cell::Int(v) if *v >= 1 && *v <= i128::from(i32::MAX) => {
+                let v = *v as i32;
+                if given.is_some_and(|g| g != v) {
+                    return Err(refuse(
+                        i,
+                        v.to_string(),
+                        "the complex columns of one row share one complex id",
+                    ));
+                }
+                given = Some(v);
+            }
+            c => {
+                return Err(refuse(
+                    i,
+                    c.to_string(),
+                    "a complex id is a whole number from 1 to 2147483647",
+                ));
+            }
+        }
+    }
+    let id = match given {
+        Some(v) => {
+            def.complex_autonumber = def.complex_autonumber.max(v as u32);
+            v
+        }
+        None => {
+            let next = def
+                .complex_autonumber
+                .checked_add(1)
+                .filter(|n| *n <= i32::MAX as u32)
+                .ok_or_else(|| {
+                    refuse(
+                        first,
+                        def.complex_autonumber.to_string(),
+                        "the table's complex-id counter is exhausted",
+                    )
+                })?;
+            def.complex_autonumber = next;
+            next as i32
+        }
+    };
+    for &i in &complex {
+        cells[i] = Cell::Int(id.into());
+    }
+    Ok(Some(id))
+}

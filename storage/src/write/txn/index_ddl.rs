@@ -63,9 +63,7 @@ impl Transaction<'_> {
     /// primary key; with [`WriteError::IndexKey`] a key the encoder cannot
     /// build (for example a text sort order it does not know).
     pub fn create_index(&mut self, table: &str, spec: &IndexSpec) -> WResult<IndexBuilt> {
-        self.refuse_jet3_schema(&format!("CREATE INDEX {:?} on table {table:?}", spec.name))?;
         self.flush_indexes()?;
-        let version = self.version;
         let st = self.state(table)?;
         let tname = st.name.clone();
         let mut def = st.def.clone();
@@ -76,7 +74,7 @@ impl Transaction<'_> {
         // dry run refuses a definition that cannot be changed before any
         // page is written
         let chain = crate::tdef::read_chain(&self.ov, def.page)?;
-        tdef_splice::with_added_index(version, &tname, &old_def, &chain, &def, fresh)?;
+        tdef_splice::with_added_index(self.tdef_format(), &tname, &old_def, &chain, &def, fresh)?;
         let mut built = IndexBuilt {
             entries: 0,
             pages: 0,
@@ -94,7 +92,7 @@ impl Transaction<'_> {
                 }
             })?;
             let mut maps = MapPages::default();
-            let map = maps.add(&mut self.ov, l, &alloc::empty_inline(0))?;
+            let map = maps.add(&mut self.ov, l, &alloc::empty_inline(l, 0))?;
             for &p in &pages.allocated {
                 alloc::set_member(&mut self.ov, l, map, p, true)?;
             }
@@ -103,7 +101,14 @@ impl Transaction<'_> {
             built.entries = entries.len();
             built.pages = pages.allocated.len();
         }
-        let bytes = tdef_splice::with_added_index(version, &tname, &old_def, &chain, &def, fresh)?;
+        let bytes = tdef_splice::with_added_index(
+            self.tdef_format(),
+            &tname,
+            &old_def,
+            &chain,
+            &def,
+            fresh,
+        )?;
         wtdef::write_chain(&mut self.ov, def.page, &bytes, true)?;
         self.state(table)?.def = def;
         Ok(built)
@@ -202,7 +207,6 @@ impl Transaction<'_> {
     /// relationship (this table's foreign-key index, or an index another
     /// table's relationship references).
     pub fn drop_index(&mut self, table: &str, name: &str) -> WResult<()> {
-        self.refuse_jet3_schema(&format!("DROP INDEX {name:?} on table {table:?}"))?;
         self.flush_indexes()?;
         let st = self.state(table)?;
         let tname = st.name.clone();
@@ -241,7 +245,6 @@ impl Transaction<'_> {
     /// its real index when no other logical index shares it.
     pub(super) fn remove_logical_index(&mut self, table: &str, pos: usize) -> WResult<()> {
         self.flush_indexes()?;
-        let version = self.version;
         let l = self.layout();
         let st = self.state(table)?;
         let tname = st.name.clone();
@@ -263,7 +266,7 @@ impl Transaction<'_> {
         }
         let chain = crate::tdef::read_chain(&self.ov, def.page)?;
         let bytes = tdef_splice::with_dropped_index(
-            version,
+            self.tdef_format(),
             &tname,
             &old_def,
             &chain,

@@ -288,8 +288,14 @@ impl Transaction<'_> {
         pnew.indexes
             .push(fk(pname, pnum, preal as u32, fnum, fdef.page, true));
         let pchain = crate::tdef::read_chain(&self.ov, pdef.page)?;
-        let pbytes =
-            tdef_splice::with_added_index(version, &primary, &pdef, &pchain, &pnew, false)?;
+        let pbytes = tdef_splice::with_added_index(
+            self.tdef_format(),
+            &primary,
+            &pdef,
+            &pchain,
+            &pnew,
+            false,
+        )?;
         let freal = fdef.real_indexes.iter().position(|r| {
             cols(&r.key) == fkey && r.key.iter().all(|k| k.1 == Direction::Ascending)
         });
@@ -305,7 +311,14 @@ impl Transaction<'_> {
                 let fchain = crate::tdef::read_chain(&self.ov, fdef.page)?;
                 Some((
                     fnew.clone(),
-                    tdef_splice::with_added_index(version, &foreign, &fdef, &fchain, &fnew, false)?,
+                    tdef_splice::with_added_index(
+                        self.tdef_format(),
+                        &foreign,
+                        &fdef,
+                        &fchain,
+                        &fnew,
+                        false,
+                    )?,
                 ))
             }
             None => None,
@@ -345,10 +358,22 @@ impl Transaction<'_> {
                 );
                 let chain = crate::tdef::read_chain(&self.ov, fdef.page)?;
                 let cut = tdef_splice::with_dropped_index(
-                    version, &foreign, &built, &chain, &without, pos, None,
+                    self.tdef_format(),
+                    &foreign,
+                    &built,
+                    &chain,
+                    &without,
+                    pos,
+                    None,
                 )?;
-                let bytes =
-                    tdef_splice::with_added_index(version, &foreign, &without, &cut, &fnew, false)?;
+                let bytes = tdef_splice::with_added_index(
+                    self.tdef_format(),
+                    &foreign,
+                    &without,
+                    &cut,
+                    &fnew,
+                    false,
+                )?;
                 wtdef::write_chain(&mut self.ov, fdef.page, &bytes, true)?;
                 self.state(&foreign)?.def = fnew;
             }
