@@ -12,19 +12,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 files=${1:-200}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build -q --release --workspace
+[ -n "${SKIP_BUILD:-}" ] || cargo build -q --release --workspace
 B=$CARGO_TARGET_DIR/release
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$B/jet-fixtures" --archive "$tmp/arc" "$files" 2>/dev/null
 secs() { local s e; s=$(date +%s.%N); "$@" >/dev/null; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
-Q="SELECT Site, count(*), sum(Amount), max(OrderDate) FROM jet_files('$tmp/arc/**/*.mdb', 'Orders') GROUP BY Site"
+Q="SELECT \"Site\", count(*), sum(\"Amount\"), max(\"OrderDate\") FROM jet_files('$tmp/arc/**/*.mdb', 'Orders') GROUP BY \"Site\""
 q() { "$B/jetsql" --format csv -c "SET datafusion.execution.target_partitions = $1" -c "$Q"; }
 mdb_loop() {
   mkdir -p "$tmp/mdb"
   for f in "$tmp"/arc/*/*.mdb; do
-    s=$(basename "$f" .mdb)
+    stem=$(basename "$f" .mdb)
     mdb-tables -1 "$f" | while IFS= read -r t; do
-      mdb-export "$f" "$t" > "$tmp/mdb/$s.$t.csv"
+      mdb-export "$f" "$t" > "$tmp/mdb/$stem.$t.csv"
     done
   done
 }

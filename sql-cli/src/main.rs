@@ -330,9 +330,9 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
                 if views {
                     return Err("--views exports the saved queries of one database; give one file, not a pattern".into());
                 }
-                let files = jet_provider::archive::expand(&jet_provider::archive::FileSource::Glob(
-                    pattern.into_owned(),
-                ))
+                let files = jet_provider::archive::expand(
+                    &jet_provider::archive::FileSource::Glob(pattern.into_owned()),
+                )
                 .map_err(|e| e.message().into_owned())?;
                 let s = archive_export::export_archive(&files, &to, format, &table, &req, jobs)?;
                 out_line(format_args!(

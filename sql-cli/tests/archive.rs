@@ -61,7 +61,12 @@ fn archive_export_writes_a_hive_layout_and_resumes() {
             .join("Orders")
             .join(format!("_file={stem}"))
             .join("part-0.parquet");
-        assert_eq!(parquet_rows(&orders), e.rows.len() as i64, "{}", orders.display());
+        assert_eq!(
+            parquet_rows(&orders),
+            e.rows.len() as i64,
+            "{}",
+            orders.display()
+        );
         let sites = out
             .path()
             .join("Sites")
@@ -94,7 +99,11 @@ fn archive_export_writes_a_hive_layout_and_resumes() {
         stdout.contains("0 files exported (0 parts, 0 rows), 200 skipped (complete), 1 failed"),
         "{stdout}"
     );
-    assert_eq!(stamp(&some_part), before, "a complete file was written again");
+    assert_eq!(
+        stamp(&some_part),
+        before,
+        "a complete file was written again"
+    );
     // a changed source is exported again
     std::fs::copy(&entries[5].path, &entries[42].path).unwrap();
     let third = run();

@@ -78,7 +78,16 @@ async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
 
 /// One row as compared: file, OrderID, Site, Amount (1/10000), Qty,
 /// OrderDate (µs), Note, Priority.
-type Row = (String, i32, String, i128, i32, i64, Option<String>, Option<u8>);
+type Row = (
+    String,
+    i32,
+    String,
+    i128,
+    i32,
+    i64,
+    Option<String>,
+    Option<u8>,
+);
 
 /// The rows of `batches`, columns found by name ignoring case; `_file`
 /// from the batch or `file`, Priority NULL when absent.
@@ -160,13 +169,25 @@ async fn union_equals_written_rows_and_per_file_queries() {
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     assert_eq!(
         names,
-        ["OrderID", "Site", "Amount", "Qty", "OrderDate", "Note", "Priority", "_file"]
+        [
+            "OrderID",
+            "Site",
+            "Amount",
+            "Qty",
+            "OrderDate",
+            "Note",
+            "Priority",
+            "_file"
+        ]
     );
     // Integer in 199 files, Long (spelled QTY) in one: Long
     assert_eq!(schema.field(3).data_type(), &DataType::Int32);
     let expected = written(&a.entries);
     assert_eq!(expected.len(), a.total_rows());
-    assert!(expected.iter().any(|r| r.7.is_some()), "the extra column has values");
+    assert!(
+        expected.iter().any(|r| r.7.is_some()),
+        "the extra column has values"
+    );
     let got = rows_of(&query(&ctx, "SELECT * FROM orders").await, None);
     assert_eq!(got.len(), expected.len());
     assert!(got == expected, "the union differs from the rows written");
@@ -174,13 +195,15 @@ async fn union_equals_written_rows_and_per_file_queries() {
     let single = ctx_single();
     let mut per_file = Vec::new();
     for (i, e) in a.entries.iter().enumerate() {
-        jet_provider::register_jet(&single, &format!("f{i}"), &e.path, Default::default())
-            .unwrap();
+        jet_provider::register_jet(&single, &format!("f{i}"), &e.path, Default::default()).unwrap();
         let b = query(&single, &format!("SELECT * FROM f{i}.public.\"Orders\"")).await;
         per_file.extend(rows_of(&b, Some(&jet_provider::archive::shown(&e.path))));
     }
     per_file.sort_by(|x, y| (&x.0, x.1).cmp(&(&y.0, y.1)));
-    assert!(got == per_file, "the union differs from the per-file queries");
+    assert!(
+        got == per_file,
+        "the union differs from the per-file queries"
+    );
 }
 
 fn ctx_single() -> SessionContext {
@@ -193,8 +216,14 @@ async fn aggregates_and_pushed_filters_agree_at_any_partitioning() {
     let expected = written(&a.entries);
     for partitions in [1, 3, 8] {
         let ctx = ctx(partitions);
-        register_jet_files(&ctx, "orders", a.good().as_str(), "orders", JetFilesOptions::default())
-            .unwrap();
+        register_jet_files(
+            &ctx,
+            "orders",
+            a.good().as_str(),
+            "orders",
+            JetFilesOptions::default(),
+        )
+        .unwrap();
         // GROUP BY _file: counts and sums per file
         let b = query(
             &ctx,
@@ -206,8 +235,12 @@ async fn aggregates_and_pushed_filters_agree_at_any_partitioning() {
             for i in 0..b.num_rows() {
                 got.push((
                     b.column(0).as_string::<i32>().value(i).to_string(),
-                    b.column(1).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(i),
-                    b.column(2).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(i),
+                    b.column(1)
+                        .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+                        .value(i),
+                    b.column(2)
+                        .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+                        .value(i),
                 ));
             }
         }
@@ -232,7 +265,10 @@ async fn aggregates_and_pushed_filters_agree_at_any_partitioning() {
                 "SELECT * FROM orders WHERE \"Site\" = 'Süd'",
                 Box::new(|r: &Row| r.2 == "Süd") as Box<dyn Fn(&Row) -> bool>,
             ),
-            (r#"SELECT * FROM orders WHERE "Qty" > 250"#, Box::new(|r: &Row| r.4 > 250)),
+            (
+                r#"SELECT * FROM orders WHERE "Qty" > 250"#,
+                Box::new(|r: &Row| r.4 > 250),
+            ),
             (
                 r#"SELECT * FROM orders WHERE "Priority" IS NOT NULL"#,
                 Box::new(|r: &Row| r.7.is_some()),
@@ -250,8 +286,14 @@ async fn aggregates_and_pushed_filters_agree_at_any_partitioning() {
 async fn file_filters_open_only_the_files_they_name() {
     let a = archive();
     let ctx = ctx(4);
-    let t = register_jet_files(&ctx, "orders", a.good().as_str(), "Orders", JetFilesOptions::default())
-        .unwrap();
+    let t = register_jet_files(
+        &ctx,
+        "orders",
+        a.good().as_str(),
+        "Orders",
+        JetFilesOptions::default(),
+    )
+    .unwrap();
     let files: Vec<String> = t.files().iter().map(|s| s.to_string()).collect();
     assert_eq!(files.len(), FILES as usize);
     let rows_in = |pred: &dyn Fn(&str) -> bool| -> i64 {
@@ -269,7 +311,10 @@ async fn file_filters_open_only_the_files_they_name() {
             rows_in(&|f| f == files[10]),
         ),
         (
-            format!("_file IN ('{}', '{}', '{}')", files[1], files[2], files[150]),
+            format!(
+                "_file IN ('{}', '{}', '{}')",
+                files[1], files[2], files[150]
+            ),
             3,
             rows_in(&|f| f == files[1] || f == files[2] || f == files[150]),
         ),
@@ -280,7 +325,10 @@ async fn file_filters_open_only_the_files_they_name() {
         ),
         (
             format!("starts_with(_file, '{year}site_00')"),
-            files.iter().filter(|f| f.starts_with(&format!("{year}site_00"))).count(),
+            files
+                .iter()
+                .filter(|f| f.starts_with(&format!("{year}site_00")))
+                .count(),
             rows_in(&|f| f.starts_with(&format!("{year}site_00"))),
         ),
         ("_file = 'no such file'".to_string(), 0, 0),
@@ -288,9 +336,16 @@ async fn file_filters_open_only_the_files_they_name() {
     for (filter, opened, rows) in cases {
         let before = t.stats().scan_opens();
         let b = query(&ctx, &format!("SELECT count(*) FROM orders WHERE {filter}")).await;
-        let n = b[0].column(0).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(0);
+        let n = b[0]
+            .column(0)
+            .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+            .value(0);
         assert_eq!(n, rows, "{filter}");
-        assert_eq!(t.stats().scan_opens() - before, opened, "files opened for {filter}");
+        assert_eq!(
+            t.stats().scan_opens() - before,
+            opened,
+            "files opened for {filter}"
+        );
     }
     // no file is open once the queries are done
     assert_eq!(t.stats().open_now(), 0);
@@ -314,16 +369,28 @@ fn copy_of(a: &Archive, n: usize) -> (tempfile::TempDir, Vec<(PathBuf, usize)>) 
 async fn a_damaged_file_fails_by_name_or_is_skipped_and_reported() {
     let a = archive();
     // found damaged while the table is made
-    let e = register_jet_files(&ctx(2), "t", a.all().as_str(), "Orders", JetFilesOptions::default())
-        .unwrap_err()
-        .to_string();
+    let e = register_jet_files(
+        &ctx(2),
+        "t",
+        a.all().as_str(),
+        "Orders",
+        JetFilesOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains(&jet_provider::archive::shown(&a.damaged)), "{e}");
     // damaged after the table was made: found while the query runs
     let (dir, files) = copy_of(a, 8);
     let pattern = format!("{}/*.mdb", dir.path().display());
     let ctx = ctx(2);
-    register_jet_files(&ctx, "strict", pattern.as_str(), "Orders", JetFilesOptions::default())
-        .unwrap();
+    register_jet_files(
+        &ctx,
+        "strict",
+        pattern.as_str(),
+        "Orders",
+        JetFilesOptions::default(),
+    )
+    .unwrap();
     let lenient = register_jet_files(&ctx, "lenient", pattern.as_str(), "Orders", skip()).unwrap();
     let (victim, lost) = &files[3];
     damage(victim).unwrap();
@@ -337,12 +404,18 @@ async fn a_damaged_file_fails_by_name_or_is_skipped_and_reported() {
         .to_string();
     assert!(e.contains(&jet_provider::archive::shown(victim)), "{e}");
     let b = query(&ctx, "SELECT count(*) FROM lenient").await;
-    let n = b[0].column(0).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(0);
+    let n = b[0]
+        .column(0)
+        .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+        .value(0);
     let all: usize = files.iter().map(|f| f.1).sum();
     assert_eq!(n as usize, all - lost);
     let w = lenient.stats().take_warnings();
     assert_eq!(w.len(), 1, "{w:?}");
-    assert!(w[0].contains(&jet_provider::archive::shown(victim)), "{w:?}");
+    assert!(
+        w[0].contains(&jet_provider::archive::shown(victim)),
+        "{w:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -354,7 +427,10 @@ async fn the_table_function_reads_globs_lists_and_options() {
         &format!("SELECT count(*) FROM jet_files('{}', 'Orders')", a.good()),
     )
     .await;
-    let n = b[0].column(0).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(0);
+    let n = b[0]
+        .column(0)
+        .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+        .value(0);
     assert_eq!(n as usize, a.total_rows());
     let (x, y) = (&a.entries[3], &a.entries[7]);
     let b = query(
@@ -366,25 +442,46 @@ async fn the_table_function_reads_globs_lists_and_options() {
         ),
     )
     .await;
-    let c = |i: usize| b[0].column(i).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(0);
+    let c = |i: usize| {
+        b[0].column(i)
+            .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+            .value(0)
+    };
     assert_eq!(c(0) as usize, x.rows.len() + y.rows.len());
-    assert_eq!(c(1) as usize, y.rows.iter().filter(|r| r.priority.is_some()).count());
+    assert_eq!(
+        c(1) as usize,
+        y.rows.iter().filter(|r| r.priority.is_some()).count()
+    );
     // options; the skipped file is reported by the session's function
     let b = query(
         &ctx,
-        &format!("SELECT count(*) FROM jet_files('{}', 'Orders', 'skip_errors, max_open=3')", a.all()),
+        &format!(
+            "SELECT count(*) FROM jet_files('{}', 'Orders', 'skip_errors, max_open=3')",
+            a.all()
+        ),
     )
     .await;
-    let n = b[0].column(0).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(0);
+    let n = b[0]
+        .column(0)
+        .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+        .value(0);
     assert_eq!(n as usize, a.total_rows());
     let state = ctx.state();
-    let f = state.table_functions().get("jet_files").unwrap().function().clone();
+    let f = state
+        .table_functions()
+        .get("jet_files")
+        .unwrap()
+        .function()
+        .clone();
     let any: &dyn std::any::Any = f.as_ref();
     let f = any.downcast_ref::<JetFilesFunction>().unwrap();
     let w = f.stats().take_warnings();
     assert!(w.iter().any(|w| w.contains("damaged.mdb")), "{w:?}");
     let e = ctx
-        .sql(&format!("SELECT * FROM jet_files('{}', 'Orders', 'colour=red')", a.good()))
+        .sql(&format!(
+            "SELECT * FROM jet_files('{}', 'Orders', 'colour=red')",
+            a.good()
+        ))
         .await
         .unwrap_err()
         .to_string();
@@ -400,8 +497,14 @@ fn mdb_export_agrees_on_sampled_files() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let ctx = ctx(2);
     rt.block_on(async {
-        register_jet_files(&ctx, "orders", a.good().as_str(), "Orders", JetFilesOptions::default())
-            .unwrap();
+        register_jet_files(
+            &ctx,
+            "orders",
+            a.good().as_str(),
+            "Orders",
+            JetFilesOptions::default(),
+        )
+        .unwrap();
     });
     // a plain file, the one with the extra column, the one with QTY
     for n in [0usize, 7, 11, 123] {
@@ -493,12 +596,23 @@ fn five_thousand_child(dir: &Path) {
     };
     let pattern = format!("{}/f*.mdb", dir.display());
     let t = register_jet_files(&ctx, "many", pattern.as_str(), "Orders", options).unwrap();
-    let b = rt.block_on(query(&ctx, "SELECT count(*), count(DISTINCT _file) FROM many"));
-    let c = |i: usize| b[0].column(i).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(0);
+    let b = rt.block_on(query(
+        &ctx,
+        "SELECT count(*), count(DISTINCT _file) FROM many",
+    ));
+    let c = |i: usize| {
+        b[0].column(i)
+            .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+            .value(0)
+    };
     assert_eq!(c(0) as usize, 5_000 * rows.len());
     assert_eq!(c(1), 5_000);
     assert_eq!(t.stats().scan_opens(), 5_000);
-    assert!(t.stats().max_open_at_once() <= 16, "{}", t.stats().max_open_at_once());
+    assert!(
+        t.stats().max_open_at_once() <= 16,
+        "{}",
+        t.stats().max_open_at_once()
+    );
     println!(
         "5000 files read, at most {} open at once",
         t.stats().max_open_at_once()

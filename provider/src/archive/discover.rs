@@ -12,8 +12,8 @@ use datafusion::error::DataFusionError;
 use jet_storage::{Database, OpenOptions};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 /// One file of a multi-file table, as discovered.
@@ -37,16 +37,32 @@ pub struct SchemaCache {
 }
 
 impl SchemaCache {
-    fn get(&self, path: &Path, table: &str, size: u64, mtime: Option<SystemTime>) -> Option<SchemaRef> {
+    fn get(
+        &self,
+        path: &Path,
+        table: &str,
+        size: u64,
+        mtime: Option<SystemTime>,
+    ) -> Option<SchemaRef> {
         let map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         map.get(&(path.to_path_buf(), table.to_lowercase()))
             .filter(|(s, m, _)| *s == size && *m == mtime && mtime.is_some())
             .map(|(_, _, schema)| schema.clone())
     }
 
-    fn put(&self, path: &Path, table: &str, size: u64, mtime: Option<SystemTime>, schema: SchemaRef) {
+    fn put(
+        &self,
+        path: &Path,
+        table: &str,
+        size: u64,
+        mtime: Option<SystemTime>,
+        schema: SchemaRef,
+    ) {
         let mut map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        map.insert((path.to_path_buf(), table.to_lowercase()), (size, mtime, schema));
+        map.insert(
+            (path.to_path_buf(), table.to_lowercase()),
+            (size, mtime, schema),
+        );
     }
 }
 

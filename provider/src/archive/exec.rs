@@ -12,7 +12,9 @@ use super::discover::{Member, open, plain};
 use super::options::JetFilesOptions;
 use super::schema::FILE_COLUMN;
 use super::stats::{ArchiveStats, OpenGuard};
-use datafusion::arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions, StringArray, new_null_array};
+use datafusion::arrow::array::{
+    ArrayRef, RecordBatch, RecordBatchOptions, StringArray, new_null_array,
+};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;
@@ -181,7 +183,10 @@ impl ExecutionPlan for JetFilesExec {
         let s = futures::stream::iter(units)
             .then(move |u| unit_stream(spec.clone(), u, context.clone()))
             .flatten();
-        Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), s)))
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            s,
+        )))
     }
 }
 
@@ -308,9 +313,7 @@ async fn file_stream(
             .transform(|e| match e {
                 Expr::Column(c) => match find(&c.name) {
                     Some(i) => Ok(Transformed::yes(Expr::Column(
-                        datafusion::common::Column::new_unqualified(
-                            file_schema.field(i).name(),
-                        ),
+                        datafusion::common::Column::new_unqualified(file_schema.field(i).name()),
                     ))),
                     None => Ok(Transformed::no(Expr::Column(c))),
                 },
@@ -391,9 +394,10 @@ impl Mapped {
                     }
                 }
                 Source::Null => new_null_array(t, n),
-                Source::Path => Arc::new(StringArray::from_iter_values(
-                    std::iter::repeat_n(self.shown.as_str(), n),
-                )),
+                Source::Path => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+                    self.shown.as_str(),
+                    n,
+                ))),
             });
         }
         Ok(RecordBatch::try_new_with_options(

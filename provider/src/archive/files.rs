@@ -51,7 +51,11 @@ pub fn expand(source: &FileSource) -> Result<Vec<PathBuf>> {
                 let mut out = Vec::new();
                 for p in paths {
                     let p = p.map_err(|e| {
-                        DataFusionError::Plan(format!("{pattern:?}: {}: {}", e.path().display(), e.error()))
+                        DataFusionError::Plan(format!(
+                            "{pattern:?}: {}: {}",
+                            e.path().display(),
+                            e.error()
+                        ))
                     })?;
                     if p.is_file() {
                         out.push(p);

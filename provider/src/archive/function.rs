@@ -61,12 +61,12 @@ fn text(e: &Expr) -> Option<String> {
 /// `make_array(…)` or as a list value).
 fn paths(e: &Expr) -> Option<Vec<PathBuf>> {
     match e {
-        Expr::ScalarFunction(f) if f.name() == "make_array" => f
-            .args
-            .iter()
-            .map(|a| text(a).map(PathBuf::from))
-            .collect(),
-        Expr::Literal(ScalarValue::List(l), _) if datafusion::arrow::array::Array::len(l.as_ref()) == 1 => {
+        Expr::ScalarFunction(f) if f.name() == "make_array" => {
+            f.args.iter().map(|a| text(a).map(PathBuf::from)).collect()
+        }
+        Expr::Literal(ScalarValue::List(l), _)
+            if datafusion::arrow::array::Array::len(l.as_ref()) == 1 =>
+        {
             let values = l.value(0);
             let strings = datafusion::arrow::compute::cast(
                 &values,

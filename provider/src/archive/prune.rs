@@ -16,16 +16,18 @@ use std::sync::Arc;
 /// answer every time (no volatile function).
 pub fn file_only(e: &Expr) -> bool {
     let refs = e.column_refs();
-    !refs.is_empty()
-        && refs.iter().all(|c| c.name == FILE_COLUMN)
-        && !e.is_volatile()
+    !refs.is_empty() && refs.iter().all(|c| c.name == FILE_COLUMN) && !e.is_volatile()
 }
 
 /// The positions in `files` (the values of `_file`) that every one of
 /// `filters` (each [`file_only`]) keeps: NULL counts as false, as in
 /// `WHERE`.
 pub fn keep(session: &dyn Session, files: &[&str], filters: &[&Expr]) -> Result<Vec<usize>> {
-    let schema = Arc::new(Schema::new(vec![Field::new(FILE_COLUMN, DataType::Utf8, false)]));
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        FILE_COLUMN,
+        DataType::Utf8,
+        false,
+    )]));
     let column: ArrayRef = Arc::new(StringArray::from(files.to_vec()));
     let batch = RecordBatch::try_new(schema.clone(), vec![column])?;
     let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
@@ -33,12 +35,11 @@ pub fn keep(session: &dyn Session, files: &[&str], filters: &[&Expr]) -> Result<
     for f in filters {
         let expr = session.create_physical_expr((*f).clone(), &df_schema)?;
         let out = expr.evaluate(&batch)?.into_array(files.len())?;
-        let bools = out
-            .as_any()
-            .downcast_ref::<BooleanArray>()
-            .ok_or_else(|| {
-                DataFusionError::Plan(format!("the filter {f} on {FILE_COLUMN} is not true or false"))
-            })?;
+        let bools = out.as_any().downcast_ref::<BooleanArray>().ok_or_else(|| {
+            DataFusionError::Plan(format!(
+                "the filter {f} on {FILE_COLUMN} is not true or false"
+            ))
+        })?;
         for (i, k) in keep.iter_mut().enumerate() {
             *k &= bools.is_valid(i) && bools.value(i);
         }

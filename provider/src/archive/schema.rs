@@ -156,7 +156,10 @@ mod tests {
             Some(Decimal128(19, 4))
         );
         assert_eq!(widen(&Decimal128(12, 2), &Int32), Some(Decimal128(12, 2)));
-        assert_eq!(widen(&Decimal128(18, 0), &Decimal128(28, 20)), Some(Float64));
+        assert_eq!(
+            widen(&Decimal128(18, 0), &Decimal128(28, 20)),
+            Some(Float64)
+        );
         assert_eq!(widen(&Decimal128(19, 4), &Float64), Some(Float64));
     }
 
@@ -164,7 +167,10 @@ mod tests {
     fn text_wins_and_lists_refuse() {
         assert_eq!(widen(&Utf8, &Int32), Some(Utf8));
         assert_eq!(
-            widen(&Timestamp(datafusion::arrow::datatypes::TimeUnit::Microsecond, None), &Int32),
+            widen(
+                &Timestamp(datafusion::arrow::datatypes::TimeUnit::Microsecond, None),
+                &Int32
+            ),
             Some(Utf8)
         );
         assert_eq!(widen(&Null, &Binary), Some(Binary));

@@ -177,9 +177,13 @@ impl TableProvider for JetFilesTable {
             let parts = if limit.is_some() {
                 1
             } else {
-                usize::try_from(self.members[m].size.div_ceil(self.options.split_bytes.max(1)))
-                    .unwrap_or(usize::MAX)
-                    .clamp(1, partitions)
+                usize::try_from(
+                    self.members[m]
+                        .size
+                        .div_ceil(self.options.split_bytes.max(1)),
+                )
+                .unwrap_or(usize::MAX)
+                .clamp(1, partitions)
             };
             states.entry(parts).or_insert_with(|| {
                 let mut config = state.config().clone();

@@ -81,15 +81,17 @@ pub fn export_archive(
                     let outcome = if Marker::complete(&marker_at, src).is_some() {
                         None
                     } else {
-                        Some(export_file(src, &values[i], out, format, tables, &req).and_then(
-                            |done| {
-                                let m = Marker::of(src, done.clone())
-                                    .map_err(|e| format!("{}: {e}", src.display()))?;
-                                m.write(&marker_at)
-                                    .map_err(|e| format!("{}: {e}", marker_at.display()))?;
-                                Ok(done)
-                            },
-                        ))
+                        Some(
+                            export_file(src, &values[i], out, format, tables, &req).and_then(
+                                |done| {
+                                    let m = Marker::of(src, done.clone())
+                                        .map_err(|e| format!("{}: {e}", src.display()))?;
+                                    m.write(&marker_at)
+                                        .map_err(|e| format!("{}: {e}", marker_at.display()))?;
+                                    Ok(done)
+                                },
+                            ),
+                        )
                     };
                     let mut sum = summary.lock().unwrap_or_else(|e| e.into_inner());
                     match outcome {
@@ -157,11 +159,14 @@ fn export_file(
             Some(l) => l.schema(),
             None => t.schema(),
         };
-        let f = std::fs::File::create(&partial)
-            .map_err(|e| format!("{}: {e}", partial.display()))?;
+        let f =
+            std::fs::File::create(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
         let mut w = Writer::new(format, f, &schema).map_err(|e| fail(&name, &e))?;
         let mut rows = 0usize;
-        for b in t.scan(ScanOptions::default()).map_err(|e| fail(&name, &e))? {
+        for b in t
+            .scan(ScanOptions::default())
+            .map_err(|e| fail(&name, &e))?
+        {
             let b = b.map_err(|e| fail(&name, &e))?;
             let b = match &mut lists {
                 Some(l) => l.expand(&b).map_err(|e| fail(&name, &e))?,
