@@ -29,11 +29,16 @@ pub struct Member {
     pub schema: SchemaRef,
 }
 
+/// A file and a table name (lower-cased).
+type CacheKey = (PathBuf, String);
+/// The file's size and modification time when read, and the columns.
+type CacheEntry = (u64, Option<SystemTime>, SchemaRef);
+
 /// The columns of files already read, by path, valid while the file's
 /// size and modification time are the same.
 #[derive(Debug, Default)]
 pub struct SchemaCache {
-    entries: Mutex<HashMap<(PathBuf, String), (u64, Option<SystemTime>, SchemaRef)>>,
+    entries: Mutex<HashMap<CacheKey, CacheEntry>>,
 }
 
 impl SchemaCache {
