@@ -158,6 +158,10 @@ mod tests {
         assert_eq!(widen(&Decimal128(12, 2), &Int32), Some(Decimal128(12, 2)));
         assert_eq!(
             widen(&Decimal128(18, 0), &Decimal128(28, 20)),
+            Some(Decimal128(38, 20))
+        );
+        assert_eq!(
+            widen(&Decimal128(19, 0), &Decimal128(28, 20)),
             Some(Float64)
         );
         assert_eq!(widen(&Decimal128(19, 4), &Float64), Some(Float64));
