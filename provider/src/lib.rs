@@ -21,6 +21,7 @@
 //! ```
 
 pub mod access;
+pub mod archive;
 mod catalog;
 pub mod complex;
 mod ddl;
@@ -41,6 +42,7 @@ pub mod views;
 mod walk;
 
 pub use access::SqlDialect;
+pub use archive::{JetFilesOptions, JetFilesTable, register_jet_files};
 pub use catalog::{JetCatalogProvider, JetSchemaProvider, register_jet, register_jet_tables};
 pub use complex::ComplexLists;
 pub use dml::{DmlKind, JetDmlExec, JetHandle, JetSink};

@@ -420,13 +420,24 @@ pub fn physical_optimizer_rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + 
 /// a binary float, so they compare exactly with Currency and Numeric
 /// columns (`sql_parser.parse_float_as_decimal`); a float compared with a
 /// decimal compares as Double ([`crate::literals`]).
+///
+/// The table function `jet_files(files, table [, options])`
+/// ([`crate::archive`]) is installed beside DataFusion's own.
 pub fn jet_session_state_builder(mut config: SessionConfig) -> SessionStateBuilder {
     config.options_mut().sql_parser.parse_float_as_decimal = true;
-    SessionStateBuilder::new()
+    let mut builder = SessionStateBuilder::new()
         .with_config(config)
         .with_default_features()
         .with_analyzer_rules(crate::literals::analyzer_rules())
-        .with_physical_optimizer_rules(physical_optimizer_rules())
+        .with_physical_optimizer_rules(physical_optimizer_rules());
+    builder.table_functions().get_or_insert_default().insert(
+        crate::archive::FUNCTION_NAME.to_string(),
+        Arc::new(datafusion::catalog::TableFunction::new(
+            crate::archive::FUNCTION_NAME.to_string(),
+            Arc::new(crate::archive::JetFilesFunction::default()),
+        )),
+    );
+    builder
 }
 
 /// A `SessionContext` for `config` whose planner uses the Jet rules; use it

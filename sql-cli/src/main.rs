@@ -7,6 +7,7 @@
 //! `repl` is the interactive loop; `export` writes tables to files;
 //! `legacy` keeps the storage-level subcommands.
 
+mod archive_export;
 mod attachments;
 mod errors;
 mod export;
@@ -113,9 +114,12 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Write every user table to DIR, one file each (NAME.parquet, .arrow or .csv);
-    /// with --views also the saved select queries, run as views.
+    /// with --views also the saved select queries, run as views. Given a
+    /// pattern ('archive/**/*.mdb', quoted), every table of every file in a
+    /// Hive layout, DIR/<table>/_file=<name>/part-0.parquet, in parallel and
+    /// resumable (files complete from an earlier run are skipped).
     Export {
-        /// Database file.
+        /// Database file, or a quoted pattern of files (*, ?, [..], **).
         file: PathBuf,
         /// Target directory (created if missing).
         #[arg(long, value_name = "DIR")]
@@ -133,6 +137,9 @@ enum Command {
         /// error and skipped.
         #[arg(long)]
         views: bool,
+        /// Files exported at once from a pattern (default: the number of cores).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        jobs: usize,
     },
     /// Recover a database after a crash: roll back or finish the
     /// transaction its journal (`FILE.jetjournal`) records.
@@ -316,7 +323,35 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             format,
             table,
             views,
+            jobs,
         }) => {
+            let pattern = file.to_string_lossy();
+            if jet_provider::archive::is_glob(&pattern) {
+                if views {
+                    return Err("--views exports the saved queries of one database; give one file, not a pattern".into());
+                }
+                let files = jet_provider::archive::expand(
+                    &jet_provider::archive::FileSource::Glob(pattern.into_owned()),
+                )
+                .map_err(|e| e.message().into_owned())?;
+                let s = archive_export::export_archive(&files, &to, format, &table, &req, jobs)?;
+                out_line(format_args!(
+                    "{} files exported ({} parts, {} rows), {} skipped (complete), {} failed",
+                    s.exported,
+                    s.parts,
+                    s.rows,
+                    s.skipped,
+                    s.failed.len()
+                ))?;
+                if !s.failed.is_empty() {
+                    return Err(format!(
+                        "{} of {} files failed (listed above); run the export again to retry them",
+                        s.failed.len(),
+                        files.len()
+                    ));
+                }
+                return Ok(());
+            }
             let (tables, view_names) = if views {
                 export_views::split_names(&file, &table, &req)?
             } else {
@@ -430,6 +465,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
         .memory_limit
         .unwrap_or_else(jet_provider::frontdoor::default_memory_limit);
     let session = session::new_session(limit).map_err(|e| e.to_string())?;
+    let archive = session::install_archive_function(&session, req.password.clone());
     session.set_dialect(cli.dialect);
     let dbs = session::register_files(&session, &files, &req, cli.write)?;
     let format = cli
@@ -442,6 +478,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
     let mut shell = shell::Shell::new(session, dbs, format, interactive, cli.max_rows)
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     shell.verbose = cli.verbose;
+    shell.archive = Some(archive);
     if let Some(null) = &cli.null {
         shell.null.clone_from(null);
         shell.csv_null.clone_from(null);

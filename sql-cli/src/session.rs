@@ -19,6 +19,24 @@ pub fn new_session(memory_limit: u64) -> Result<JetSession> {
     jet_provider::session::new_session(memory_limit)
 }
 
+/// Installs the table function `jet_files(files, table [, options])` on
+/// the session with `password` (`--password`) for every file of an
+/// archive; the shell reads the files it skipped (`skip_errors`) from the
+/// function's stats after each statement.
+pub fn install_archive_function(
+    session: &JetSession,
+    password: Option<String>,
+) -> Arc<jet_provider::archive::JetFilesFunction> {
+    let f = Arc::new(jet_provider::archive::JetFilesFunction::new(
+        jet_provider::JetFilesOptions {
+            password: password.as_deref().map(jet_storage::Password::from),
+            ..jet_provider::JetFilesOptions::default()
+        },
+    ));
+    jet_provider::archive::register_jet_files_function(session.context(), f.clone());
+    f
+}
+
 /// How databases are opened: the password given (`--password` or
 /// `$JETSQL_PASSWORD`, used for every file), and whether a file that needs
 /// one may ask for it on the terminal. Passwords asked for are kept per

@@ -101,6 +101,9 @@ pub struct Shell {
     pub verbose: bool,
     runtime: tokio::runtime::Runtime,
     depth: usize,
+    /// The session's `jet_files` function: the archive files a statement
+    /// skipped (`skip_errors`) are printed after it.
+    pub archive: Option<Arc<jet_provider::archive::JetFilesFunction>>,
 }
 
 impl Shell {
@@ -132,6 +135,7 @@ impl Shell {
             verbose: false,
             runtime,
             depth: 0,
+            archive: None,
         })
     }
 
@@ -406,6 +410,22 @@ impl Shell {
 
     /// Runs one SQL statement and writes its result.
     pub fn run_sql(&mut self, sql: &str) -> Result<(), String> {
+        let r = self.run_sql_once(sql);
+        self.report_skipped();
+        r
+    }
+
+    /// Prints the archive files the last statement skipped
+    /// (`jet_files(…, 'skip_errors')`) on standard error.
+    fn report_skipped(&self) {
+        if let Some(f) = &self.archive {
+            for w in f.stats().take_warnings() {
+                eprintln!("warning: {w}");
+            }
+        }
+    }
+
+    fn run_sql_once(&mut self, sql: &str) -> Result<(), String> {
         let start = Instant::now();
         if self.interactive {
             return self.run_sql_cancellable(sql, start);
