@@ -3,11 +3,10 @@
 //! against mdbtools' `mdb-prop`, an independent reader of the same
 //! property maps.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use predicates::str::contains;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
 use common::{jetsql, nwind};
