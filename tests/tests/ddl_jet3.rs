@@ -25,7 +25,7 @@ use jet_storage::{Database, JetType, JetVersion, OpenOptions, Transaction};
 use jet_tests::agree::{assert_mdb_export_equals_scan, consistency};
 use jet_tests::crash::{RecordingImage, consistency_of_image, crash_check};
 use jet_tests::{corpus, require_mdb_export, run_mdb_export};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
@@ -34,36 +34,7 @@ mod jet3_oracles;
 #[path = "support/oracle_values.rs"]
 #[allow(dead_code)]
 mod oracle_values;
-use jet3_oracles::assert_mdb_reader_equals_scan;
-
-/// A scratch directory for one test, removed at the end.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("jet-ddl3-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-    /// A writable copy of corpus file `src` (mode 0600).
-    fn copy(&self, src: &Path) -> PathBuf {
-        let dst = self.0.join(src.file_name().unwrap());
-        std::fs::write(&dst, std::fs::read(src).unwrap()).unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(0o600)).unwrap();
-        }
-        dst
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use jet3_oracles::{Scratch, assert_mdb_reader_equals_scan};
 
 /// The table every test creates: one column of each Access 97 type the
 /// writer declares, a primary key and a descending text index.

@@ -28,7 +28,7 @@ use jet_storage::{Database, JetVersion, OpenOptions, ScanOptions, Transaction};
 use jet_tests::agree::{assert_mdb_export_equals_scan, consistency};
 use jet_tests::crash::{RecordingImage, consistency_of_image, crash_check};
 use jet_tests::{corpus, require_mdb_export};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 #[path = "support/jet3_oracles.rs"]
@@ -36,7 +36,7 @@ mod jet3_oracles;
 #[path = "support/oracle_values.rs"]
 #[allow(dead_code)]
 mod oracle_values;
-use jet3_oracles::assert_mdb_reader_equals_scan;
+use jet3_oracles::{Scratch, assert_mdb_reader_equals_scan};
 
 /// The corpus's Access 97 files.
 const JET3_FILES: &[&str] = &[
@@ -51,35 +51,6 @@ const JET3_FILES: &[&str] = &[
     "jackcess/V1997/testIndexCodesV1997.mdb",
     "jackcess/V1997/testV1997.mdb",
 ];
-
-/// A scratch directory for one test, removed at the end.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("jet-jet3-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-    /// A writable copy of corpus file `src` (mode 0600).
-    fn copy(&self, src: &Path) -> PathBuf {
-        let dst = self.0.join(src.file_name().unwrap());
-        std::fs::write(&dst, std::fs::read(src).unwrap()).unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(0o600)).unwrap();
-        }
-        dst
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn open(path: &Path) -> Database {
     Database::open(path, OpenOptions::default()).unwrap()

@@ -1,5 +1,5 @@
-//! mdb-reader's reading of a table, compared with jetsql's (shared by the
-//! Access 97 writer tests).
+//! mdb-reader's reading of a table, compared with jetsql's, and the scratch
+//! directory of corpus copies (shared by the Access 97 writer tests).
 
 use super::oracle_values::{Ours, agrees_reader};
 use arrow_array::cast::AsArray;
@@ -10,7 +10,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 use jet_storage::{Database, JetType, ScanOptions};
 use jet_tests::mdb_reader::{ReaderDump, dump, require_mdb_reader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// jetsql's values of one column, typed as the oracle comparison types them.
 fn our_values(a: &ArrayRef, jet: JetType) -> Vec<Ours> {
@@ -130,4 +130,34 @@ pub fn assert_mdb_reader_equals_scan(
         }
     }
     rows
+}
+
+/// A scratch directory for one test (`jet-jet3-<tag>-<pid>` in the
+/// temporary directory), removed at the end.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(tag: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("jet-jet3-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+    /// A writable copy of corpus file `src` (mode 0600).
+    pub fn copy(&self, src: &Path) -> PathBuf {
+        let dst = self.0.join(src.file_name().unwrap());
+        std::fs::write(&dst, std::fs::read(src).unwrap()).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        dst
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
