@@ -10,7 +10,6 @@
 //! for every attachment's decoded bytes. Without the corpus, node or
 //! mdb-reader the tests skip, except under `CI=true`.
 
-use assert_cmd::Command;
 use datafusion::arrow::array::{Array, AsArray, RecordBatch, RecordBatchReader};
 use datafusion::arrow::compute::concat_batches;
 use datafusion::arrow::datatypes::DataType;
@@ -18,16 +17,15 @@ use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::{jetsql, success};
+
 const FILE: &str = "jackcess/V2007/complexDataTestV2007.accdb";
 const TABLE: &str = "Table1";
 
 /// Jackcess ComplexColumnTest `TEST_BYTES` and `TEST2_BYTES`.
 const TEST_BYTES: &[u8] = b"this is some test data for attachment.";
 const TEST2_BYTES: &[u8] = b"this is some more test data for attachment.";
-
-fn jetsql() -> Command {
-    Command::cargo_bin("jetsql").expect("the jetsql binary is built")
-}
 
 fn corpus_file() -> Option<PathBuf> {
     jet_tests::corpus().map(|c| c.join(FILE))
@@ -54,18 +52,13 @@ fn jackcess() -> BTreeMap<&'static str, (Vec<&'static str>, Vec<&'static str>)> 
 }
 
 fn export(file: &Path, dir: &Path, format: &str) -> PathBuf {
-    let out = jetsql()
-        .arg("export")
-        .arg(file)
-        .arg("--to")
-        .arg(dir)
-        .args(["--format", format, "--table", TABLE])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    success(
+        jetsql()
+            .arg("export")
+            .arg(file)
+            .arg("--to")
+            .arg(dir)
+            .args(["--format", format, "--table", TABLE]),
     );
     dir.join(format!("{TABLE}.{format}"))
 }
@@ -165,33 +158,15 @@ fn csv_json_and_table_show_lists_as_text() {
         );
     }
     let sql = format!(r#"SELECT [multi-value-data], [attach-data] FROM {TABLE} WHERE id = 'row2'"#);
-    let out = jetsql()
-        .arg(&file)
-        .args(["--format", "table", "-c", &sql])
-        .output()
-        .unwrap();
+    let out = success(jetsql().arg(&file).args(["--format", "table", "-c", &sql]));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(text.contains("{value1, value4}"), "{text}");
     assert!(
         text.contains("<2 attachments: test_data.txt, test_data2.txt>"),
         "{text}"
     );
-    let out = jetsql()
-        .arg(&file)
-        .args(["--format", "json", "-c", &sql])
-        .output()
-        .unwrap();
+    let out = success(jetsql().arg(&file).args(["--format", "json", "-c", &sql]));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(
         text.contains(r#""multi-value-data":["value1","value4"]"#),
         "{text}"

@@ -4,6 +4,7 @@
 
 use assert_cmd::Command;
 use std::path::PathBuf;
+use std::process::Output;
 
 /// The `jetsql` binary of this build, without `JETSQL_SAMPLE` (so a test
 /// never depends on where the sample was found at build time).
@@ -17,4 +18,16 @@ pub fn jetsql() -> Command {
 /// (which fails under `CI=true`, see `jet_tests::corpus`).
 pub fn nwind() -> Option<PathBuf> {
     Some(jet_tests::corpus()?.join("mdbtools/nwind.mdb"))
+}
+
+/// The output of `cmd`, which must succeed (its stderr is the message
+/// when it does not).
+pub fn success(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("jetsql runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
