@@ -165,6 +165,27 @@ impl JetScanExec {
     pub fn batch_size(&self) -> usize {
         self.batch_size
     }
+
+    /// The page ranges of the partitions, one per partition, in order:
+    /// partition `i` reads the table's data pages `p` with
+    /// `ranges[i].start <= p < ranges[i].end`.
+    pub fn page_ranges(&self) -> &[Range<u32>] {
+        &self.ranges
+    }
+
+    /// This scan with `ranges` as its partitions (one partition each; at
+    /// least one, so an empty list means one range over every page): how a
+    /// scan planned in one process is made again, partition for
+    /// partition, in another.
+    pub fn with_page_ranges(mut self, ranges: Vec<Range<u32>>) -> Self {
+        self.ranges = if ranges.is_empty() {
+            vec![0..u32::MAX]
+        } else {
+            ranges
+        };
+        self.props = properties(self.schema.clone(), self.ranges.len());
+        self
+    }
 }
 
 impl DisplayAs for JetScanExec {
@@ -402,6 +423,11 @@ impl IndexSeekExec {
     /// Real index number sought.
     pub fn index(&self) -> usize {
         self.index
+    }
+
+    /// The index's name, as EXPLAIN shows it.
+    pub fn index_name(&self) -> &str {
+        &self.index_name
     }
 
     /// The encoded key bounds (first-column prefixes) when the seek has

@@ -189,6 +189,17 @@ impl JetTable {
         &self.table
     }
 
+    /// The database the table is in.
+    pub fn db(&self) -> &Database {
+        &self.db
+    }
+
+    /// How the table is exposed (its password included: never send it
+    /// anywhere).
+    pub fn options(&self) -> &JetOptions {
+        &self.options
+    }
+
     /// The table's complex columns as this provider types them (lists).
     pub fn complex_lists(&self) -> &Arc<ComplexLists> {
         &self.complex

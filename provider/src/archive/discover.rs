@@ -25,7 +25,9 @@ pub struct Member {
     pub shown: String,
     /// Its size in bytes when discovered.
     pub size: u64,
-    /// Its table's columns.
+    /// Its table's columns (empty in a scan rebuilt by
+    /// [`super::JetFilesExec::from_plan`]: a scan reads a file's columns
+    /// when it opens the file).
     pub schema: SchemaRef,
 }
 

@@ -35,12 +35,51 @@ use std::fmt;
 use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// One piece of work: part `part` of `parts` of member `member`.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Unit {
+/// One piece of work: part `part` (counted from 0) of the `parts` page
+/// ranges of file `member`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unit {
+    /// The file: its number in the scan's file list.
     pub member: usize,
+    /// Which part of the file.
     pub part: usize,
+    /// How many parts the file is read in.
     pub parts: usize,
+}
+
+/// A file a [`JetFilesPlan`] reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanFile {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// The path as `_file` shows it.
+    pub shown: String,
+    /// Its size in bytes when the table was made (it weighs partitions).
+    pub size: u64,
+}
+
+/// What a [`JetFilesExec`] reads, as plain data: enough to make the same
+/// scan again in another process that sees the same files (an executor
+/// of a cluster). It holds no rows and no password: the process that
+/// rebuilds the scan supplies the password ([`JetFilesExec::from_plan`]).
+#[derive(Debug, Clone)]
+pub struct JetFilesPlan {
+    /// The table read in every file (matched ignoring case).
+    pub table: String,
+    /// The files the scan reads, and only those.
+    pub files: Vec<PlanFile>,
+    /// How files are read; the password is never part of a plan.
+    pub options: JetFilesOptions,
+    /// The union schema (all columns, `_file` last).
+    pub union: SchemaRef,
+    /// The union columns produced.
+    pub projection: Vec<usize>,
+    /// Filters handed to each file whose columns fit them.
+    pub filters: Vec<Expr>,
+    /// Rows wanted, when limited.
+    pub limit: Option<usize>,
+    /// The units each partition reads, in order; `member` numbers `files`.
+    pub groups: Vec<Vec<Unit>>,
 }
 
 /// What every partition of a scan shares.
@@ -61,7 +100,17 @@ pub(crate) struct ScanSpec {
     pub limit: Option<usize>,
     /// Planning state of a file's scan, by its number of parts.
     pub states: HashMap<usize, Arc<SessionState>>,
+    /// Also print each skipped file's warning on standard error: set for a
+    /// scan rebuilt from a [`JetFilesPlan`], whose stats nobody reads (an
+    /// executor's log is where its skips are seen).
+    pub echo_warnings: bool,
+    /// Each file's password, when it is not the options' one password
+    /// (a scan rebuilt from a plan takes them from its process's keyring).
+    pub passwords: Option<PasswordFn>,
 }
+
+/// The password of the file at a path, if it has one.
+pub type PasswordFn = Arc<dyn Fn(&std::path::Path) -> Option<jet_storage::Password> + Send + Sync>;
 
 /// The scan of a multi-file table (see the module docs).
 pub struct JetFilesExec {
@@ -111,6 +160,145 @@ impl JetFilesExec {
             schema,
             props,
         }
+    }
+
+    /// This scan as plain data ([`JetFilesPlan`]), its password left out.
+    pub fn plan(&self) -> JetFilesPlan {
+        let mut used: Vec<usize> = self.groups.iter().flatten().map(|u| u.member).collect();
+        used.sort_unstable();
+        used.dedup();
+        let files = used
+            .iter()
+            .map(|&i| {
+                let m = &self.spec.members[i];
+                PlanFile {
+                    path: m.path.clone(),
+                    shown: m.shown.clone(),
+                    size: m.size,
+                }
+            })
+            .collect();
+        let renumber = |member: usize| used.binary_search(&member).unwrap_or(0);
+        let groups = self
+            .groups
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .map(|u| Unit {
+                        member: renumber(u.member),
+                        ..*u
+                    })
+                    .collect()
+            })
+            .collect();
+        JetFilesPlan {
+            table: self.spec.table.clone(),
+            files,
+            options: JetFilesOptions {
+                password: None,
+                ..self.spec.options.clone()
+            },
+            union: self.spec.union.clone(),
+            projection: self.spec.projection.clone(),
+            filters: self.spec.filters.clone(),
+            limit: self.spec.limit,
+            groups,
+        }
+    }
+
+    /// The scan `plan` describes, with the partitions it lists, opening
+    /// each file with the password `passwords` gives for its path and
+    /// planning each file's scan with the configuration and runtime of
+    /// `ctx`. Fails when the plan does not
+    /// hold together (a unit naming a file it does not list, a column
+    /// beyond the schema).
+    pub fn from_plan(plan: JetFilesPlan, passwords: PasswordFn, ctx: &TaskContext) -> Result<Self> {
+        let bad = |what: String| {
+            DataFusionError::Plan(format!("the multi-file scan sent is not valid: {what}"))
+        };
+        for u in plan.groups.iter().flatten() {
+            if u.member >= plan.files.len() || u.parts == 0 || u.part >= u.parts {
+                return Err(bad(format!(
+                    "part {} of {} of file {} (of {})",
+                    u.part,
+                    u.parts,
+                    u.member,
+                    plan.files.len()
+                )));
+            }
+        }
+        let output = Arc::new(plan.union.project(&plan.projection).map_err(|_| {
+            bad(format!(
+                "columns {:?} of {}",
+                plan.projection,
+                plan.union.fields().len()
+            ))
+        })?);
+        let mut states = HashMap::new();
+        for u in plan.groups.iter().flatten() {
+            states.entry(u.parts).or_insert_with(|| {
+                let mut config = ctx.session_config().clone();
+                config.options_mut().execution.target_partitions = u.parts;
+                Arc::new(
+                    datafusion::execution::SessionStateBuilder::new()
+                        .with_config(config)
+                        .with_runtime_env(ctx.runtime_env())
+                        .build(),
+                )
+            });
+        }
+        let members = plan
+            .files
+            .into_iter()
+            .map(|f| Member {
+                path: f.path,
+                shown: f.shown,
+                size: f.size,
+                schema: Arc::new(datafusion::arrow::datatypes::Schema::empty()),
+            })
+            .collect();
+        let options = JetFilesOptions {
+            password: None,
+            ..plan.options
+        };
+        let spec = ScanSpec {
+            members: Arc::new(members),
+            table: plan.table,
+            semaphore: Arc::new(Semaphore::new(options.max_open.max(1))),
+            options,
+            stats: Arc::default(),
+            union: plan.union,
+            projection: plan.projection,
+            output: output.clone(),
+            filters: plan.filters,
+            limit: plan.limit,
+            states,
+            echo_warnings: true,
+            passwords: Some(passwords),
+        };
+        let groups = if plan.groups.is_empty() {
+            vec![Vec::new()]
+        } else {
+            plan.groups
+        };
+        let props = Arc::new(PlanProperties::new(
+            EquivalenceProperties::new(output.clone()),
+            Partitioning::UnknownPartitioning(groups.len()),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        ));
+        Ok(JetFilesExec {
+            spec: Arc::new(spec),
+            groups,
+            schema: output,
+            props,
+        })
+    }
+
+    /// Opens, the most open at once, and the files skipped by this scan's
+    /// table (or, for a scan made by [`Self::from_plan`], by this scan).
+    pub fn stats(&self) -> &Arc<ArchiveStats> {
+        &self.spec.stats
     }
 
     /// The files this scan reads (after `_file` pruning), as `_file` shows them.
@@ -253,6 +441,9 @@ fn failure(
         } else {
             " (skipped)".to_string()
         };
+        if spec.echo_warnings {
+            eprintln!("jetsql: warning: {msg}{kept}");
+        }
         spec.stats.warn(format!("{msg}{kept}"));
         futures::stream::empty().boxed()
     } else {
@@ -267,7 +458,17 @@ async fn file_stream(
     ctx: Arc<TaskContext>,
 ) -> Result<(SendableRecordBatchStream, Vec<Source>)> {
     let m = &spec.members[u.member];
-    let db = open(&m.path, &spec.options).map_err(DataFusionError::Execution)?;
+    let db = match &spec.passwords {
+        Some(passwords) => {
+            let options = JetFilesOptions {
+                password: passwords(&m.path),
+                ..spec.options.clone()
+            };
+            open(&m.path, &options)
+        }
+        None => open(&m.path, &spec.options),
+    }
+    .map_err(DataFusionError::Execution)?;
     let t = db.table(&spec.table).map_err(|_| {
         DataFusionError::Execution(format!("the file has no table {:?}", spec.table))
     })?;

@@ -42,7 +42,7 @@ mod stats;
 mod table;
 
 pub use discover::Member;
-pub use exec::JetFilesExec;
+pub use exec::{JetFilesExec, JetFilesPlan, PasswordFn, PlanFile, Unit};
 pub use files::{FileSource, expand, is_glob, shown};
 pub use function::JetFilesFunction;
 pub use options::JetFilesOptions;

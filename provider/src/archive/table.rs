@@ -74,6 +74,21 @@ impl JetFilesTable {
     ) -> Result<Self> {
         let files = expand(source)?;
         let members = discover(&files, table, &options, &stats, cache)?;
+        Ok(JetFilesTable {
+            stats,
+            ..Self::from_members(table, members, options)?
+        })
+    }
+
+    /// The table `table` over files already discovered (`members`, each
+    /// with its columns), opening none of them: how a table described in
+    /// a plan is made again in another process. Fails when a column's
+    /// types in two files do not widen to one.
+    pub fn from_members(
+        table: &str,
+        members: Vec<Member>,
+        options: JetFilesOptions,
+    ) -> Result<Self> {
         let schemas: Vec<&datafusion::arrow::datatypes::Schema> =
             members.iter().map(|m| m.schema.as_ref()).collect();
         let names: Vec<&str> = members.iter().map(|m| m.shown.as_str()).collect();
@@ -84,8 +99,25 @@ impl JetFilesTable {
             schema,
             semaphore: Arc::new(Semaphore::new(options.max_open.max(1))),
             options,
-            stats,
+            stats: Arc::default(),
         })
+    }
+
+    /// The table read in every file, as given.
+    pub fn table_name(&self) -> &str {
+        &self.table
+    }
+
+    /// The files of the table with their columns (after files skipped at
+    /// discovery).
+    pub fn members(&self) -> &[Member] {
+        &self.members
+    }
+
+    /// How the table reads its files (its password included: never send
+    /// it anywhere).
+    pub fn options(&self) -> &JetFilesOptions {
+        &self.options
     }
 
     /// Opens, the most open at once, and the files skipped.
@@ -213,6 +245,8 @@ impl TableProvider for JetFilesTable {
             filters: others,
             limit,
             states,
+            echo_warnings: false,
+            passwords: None,
         };
         Ok(Arc::new(JetFilesExec::new(spec, units, partitions)))
     }

@@ -66,6 +66,15 @@ pub fn size_checked(inner: Arc<ScalarUDF>, limit: u64) -> Arc<ScalarUDF> {
     }))
 }
 
+/// The function `f` wraps when it is size-checked ([`size_checked`]),
+/// else `f` itself.
+pub fn unchecked(f: &ScalarUDF) -> &ScalarUDF {
+    match f.inner().downcast_ref::<SizeChecked>() {
+        Some(c) => &c.inner,
+        None => f,
+    }
+}
+
 /// Bytes of text in a string argument (a scalar counts once per row).
 fn text_bytes(v: &ColumnarValue, rows: usize) -> u128 {
     match v {

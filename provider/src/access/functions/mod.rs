@@ -76,6 +76,41 @@ pub fn aggregate_functions() -> Vec<Arc<AggregateUDF>> {
     out
 }
 
+/// Whether `f` is one of Access's scalar functions or the Access
+/// planner's text fold, also when size-checked. Access functions share
+/// names with DataFusion functions of other meanings (`log` is the natural
+/// logarithm in Access, `round` rounds half to even, …), so a plan sent to
+/// another process must say which of the two it calls.
+pub fn is_access_scalar(f: &ScalarUDF) -> bool {
+    let inner = crate::frontdoor::strings::unchecked(f).inner();
+    inner.is::<udf::AccessScalar>() || inner.is::<crate::access::planner::TextFold>()
+}
+
+/// Access's scalar function `name` (or the text fold), size-checked
+/// against `limit` bytes like the shell's: the function
+/// [`is_access_scalar`] named in a plan.
+pub fn access_scalar(name: &str, limit: u64) -> Option<Arc<ScalarUDF>> {
+    if name == crate::access::planner::TEXT_FOLD {
+        return Some(crate::access::planner::text_fold_udf());
+    }
+    scalar_functions()
+        .into_iter()
+        .find(|f| f.name() == name)
+        .map(|f| crate::frontdoor::strings::size_checked(f, limit))
+}
+
+/// Whether `f` is one of Access's aggregates ([`aggregate_functions`]).
+pub fn is_access_aggregate(f: &AggregateUDF) -> bool {
+    let inner = f.inner();
+    inner.is::<aggregate::FirstLast>() || inner.is::<aggregate::Spread>()
+}
+
+/// Access's aggregate `name`: the function [`is_access_aggregate`]
+/// named in a plan.
+pub fn access_aggregate(name: &str) -> Option<Arc<AggregateUDF>> {
+    aggregate_functions().into_iter().find(|f| f.name() == name)
+}
+
 /// Registers every Access function on a session context, replacing
 /// DataFusion's functions of the same names.
 pub fn register(ctx: &datafusion::prelude::SessionContext) {
@@ -117,5 +152,29 @@ mod registry_tests {
         for w in wanted.split_whitespace() {
             assert!(names.contains(w), "{w} is missing");
         }
+    }
+
+    #[test]
+    fn access_functions_are_told_from_datafusions() {
+        for f in scalar_functions() {
+            assert!(is_access_scalar(&f), "{}", f.name());
+            let again = access_scalar(f.name(), 1 << 30).unwrap();
+            assert!(is_access_scalar(&again), "{} size-checked", f.name());
+            assert_eq!(again.name(), f.name());
+        }
+        for f in aggregate_functions() {
+            assert!(is_access_aggregate(&f));
+            assert_eq!(access_aggregate(f.name()).unwrap().name(), f.name());
+        }
+        // DataFusion's functions of the same names are not Access's
+        for f in datafusion::functions::all_default_functions() {
+            assert!(!is_access_scalar(&f), "{}", f.name());
+        }
+        for f in datafusion::functions_aggregate::all_default_aggregate_functions() {
+            assert!(!is_access_aggregate(&f), "{}", f.name());
+        }
+        let fold = access_scalar(crate::access::planner::TEXT_FOLD, 1).unwrap();
+        assert!(is_access_scalar(&fold));
+        assert!(access_scalar("no_such_function", 1).is_none());
     }
 }
