@@ -109,6 +109,11 @@ struct Cli {
     /// Most rows a table shows in the interactive shell.
     #[arg(long, value_name = "N", default_value_t = 40)]
     max_rows: usize,
+    /// Run queries on a cluster: the `jetsql-scheduler` at HOST:PORT plans
+    /// them and its `jetsql-executor`s run them, reading the files at the
+    /// same paths (a shared file system). Reads only.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "write")]
+    cluster: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -464,7 +469,10 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
     let limit = cli
         .memory_limit
         .unwrap_or_else(jet_provider::frontdoor::default_memory_limit);
-    let session = session::new_session(limit).map_err(|e| e.to_string())?;
+    let session = match &cli.cluster {
+        None => session::new_session(limit).map_err(|e| e.to_string())?,
+        Some(address) => session::cluster_session(address, limit)?,
+    };
     let archive = session::install_archive_function(&session, req.password.clone());
     session.set_dialect(cli.dialect);
     let dbs = session::register_files(&session, &files, &req, cli.write)?;

@@ -19,6 +19,25 @@ pub fn new_session(memory_limit: u64) -> Result<JetSession> {
     jet_provider::session::new_session(memory_limit)
 }
 
+/// A session whose queries run on the cluster whose scheduler is at
+/// `address` (`--cluster`), under a memory pool of `memory_limit` bytes
+/// for what runs here (catalog queries, the last merge of results).
+pub fn cluster_session(
+    address: &str,
+    memory_limit: u64,
+) -> std::result::Result<JetSession, String> {
+    let node = Arc::new(jet_distributed::Node {
+        memory_limit,
+        ..jet_distributed::Node::default()
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    rt.block_on(jet_distributed::remote_session(address, node))
+        .map_err(|e| jet_provider::messages::plain(&e.to_string()))
+}
+
 /// Installs the table function `jet_files(files, table [, options])` on
 /// the session with `password` (`--password`) for every file of an
 /// archive; the shell reads the files it skipped (`skip_errors`) from the
