@@ -35,8 +35,8 @@ pub mod jet_node {
         #[prost(message, tag = "3")]
         Scan(super::Scan),
         /// An index seek (`IndexSeekExec`).
-        #[prost(message, tag = "4")]
-        Seek(super::Seek),
+        #[prost(message, boxed, tag = "4")]
+        Seek(Box<super::Seek>),
         /// A multi-file scan (`JetFilesExec`).
         #[prost(message, tag = "5")]
         FilesScan(super::FilesScan),

@@ -110,7 +110,13 @@ fn physical_roundtrip(
         !want.is_empty() && want.iter().any(|b| b.num_rows() > 0),
         "{sql}"
     );
-    assert_eq!(lines(&got), lines(&want), "{sql}");
+    // partitions run in parallel: the same rows, in any order
+    let sorted = |b: &[RecordBatch]| {
+        let mut l = lines(b);
+        l.sort();
+        l
+    };
+    assert_eq!(sorted(&got), sorted(&want), "{sql}");
     (text, bytes.to_vec())
 }
 
@@ -177,11 +183,7 @@ fn jet_tables_survive_the_logical_codec() {
     ];
     for sql in &sqls {
         let plan = rt
-            .block_on(async {
-                Ok::<_, datafusion::error::DataFusionError>(
-                    s.sql_frame(sql).await?.into_optimized_plan()?,
-                )
-            })
+            .block_on(async { s.sql_frame(sql).await?.into_optimized_plan() })
             .unwrap();
         let bytes = logical_plan_to_bytes_with_extension_codec(&plan, &codec).unwrap();
         assert!(

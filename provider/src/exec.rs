@@ -179,7 +179,7 @@ impl JetScanExec {
     /// partition, in another.
     pub fn with_page_ranges(mut self, ranges: Vec<Range<u32>>) -> Self {
         self.ranges = if ranges.is_empty() {
-            vec![0..u32::MAX]
+            std::iter::once(0..u32::MAX).collect()
         } else {
             ranges
         };

@@ -325,7 +325,7 @@ impl JetPhysicalCodec {
         Ok(Some(if let Some(s) = node.downcast_ref::<JetScanExec>() {
             Kind::Scan(self.scan_message(s)?)
         } else if let Some(s) = node.downcast_ref::<IndexSeekExec>() {
-            Kind::Seek(self.seek_message(s, converter)?)
+            Kind::Seek(Box::new(self.seek_message(s, converter)?))
         } else if let Some(s) = node.downcast_ref::<JetFilesExec>() {
             Kind::FilesScan(self.files_message(s)?)
         } else {
