@@ -3,6 +3,8 @@
 use crate::keyring::Keyring;
 use crate::node::Node;
 use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Options shared by `jetsql-scheduler` and `jetsql-executor`.
 #[derive(Debug, Clone, clap::Args)]
@@ -47,4 +49,32 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 /// `RUST_LOG` (e.g. `RUST_LOG=info`, `RUST_LOG=ballista=debug`).
 pub fn init_logging() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+}
+
+/// The body of a cluster program's `main`: logging, the node `node`
+/// describes, a runtime, then `run` on it. A bad option ends with exit
+/// code 2, a failure of `run` with 1; either is printed after `program`.
+pub fn main_with<F>(program: &str, node: &NodeArgs, run: impl FnOnce(Arc<Node>) -> F) -> ExitCode
+where
+    F: std::future::Future<Output = datafusion::error::Result<()>>,
+{
+    init_logging();
+    let node = match node.node() {
+        Ok(n) => Arc::new(n),
+        Err(e) => {
+            eprintln!("{program}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = runtime().map_err(|e| e.to_string()).and_then(|rt| {
+        rt.block_on(run(node))
+            .map_err(|e| jet_provider::messages::plain(&e.to_string()))
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{program}: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

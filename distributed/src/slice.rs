@@ -21,7 +21,6 @@
 use datafusion::arrow::array::{AsArray, RecordBatch, UInt32Array};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, UInt32Type};
 use datafusion::catalog::{Session, TableProvider};
-use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode, TreeNodeRecursion};
 use datafusion::common::{Constraints, Statistics};
 use datafusion::datasource::TableType;
@@ -30,7 +29,6 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
-use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
@@ -200,37 +198,20 @@ impl ExecutionPlan for TaskSliceExec {
     }
 }
 
-/// Every Jet scan of a plan made a [`TaskSliceExec`] (see the module
+/// `plan` with every Jet scan made a [`TaskSliceExec`] (see the module
 /// docs); a scan already wrapped is left as it is.
-#[derive(Debug, Default)]
-pub struct SliceJetScans;
-
-impl PhysicalOptimizerRule for SliceJetScans {
-    fn optimize(
-        &self,
-        plan: Arc<dyn ExecutionPlan>,
-        _config: &ConfigOptions,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        plan.transform_down(|node| {
-            if node.is::<TaskSliceExec>() {
-                return Ok(Transformed::new(node, false, TreeNodeRecursion::Jump));
-            }
-            if TaskSliceExec::is_jet_scan(node.as_ref()) {
-                let sliced: Arc<dyn ExecutionPlan> = Arc::new(TaskSliceExec::whole(node)?);
-                return Ok(Transformed::new(sliced, true, TreeNodeRecursion::Jump));
-            }
-            Ok(Transformed::no(node))
-        })
-        .data()
-    }
-
-    fn name(&self) -> &str {
-        "SliceJetScans"
-    }
-
-    fn schema_check(&self) -> bool {
-        true
-    }
+pub fn slice_jet_scans(plan: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionPlan>> {
+    plan.transform_down(|node| {
+        if node.is::<TaskSliceExec>() {
+            return Ok(Transformed::new(node, false, TreeNodeRecursion::Jump));
+        }
+        if TaskSliceExec::is_jet_scan(node.as_ref()) {
+            let sliced: Arc<dyn ExecutionPlan> = Arc::new(TaskSliceExec::whole(node)?);
+            return Ok(Transformed::new(sliced, true, TreeNodeRecursion::Jump));
+        }
+        Ok(Transformed::no(node))
+    })
+    .data()
 }
 
 /// A Jet table as a cluster's scheduler plans it: the table's own plans,
@@ -285,6 +266,6 @@ impl TableProvider for ClusterTable {
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let plan = self.inner.scan(state, projection, filters, limit).await?;
-        SliceJetScans.optimize(plan, state.config_options())
+        slice_jet_scans(plan)
     }
 }

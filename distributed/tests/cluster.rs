@@ -9,8 +9,10 @@
 //! through jetsql) for counts and sums, and the single-machine session for
 //! whole results.
 
+mod support;
+use support::{lines, runtime};
+
 use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::util::pretty::pretty_format_batches;
 use jet_distributed::Node;
 use jet_fixtures::archive::{ArchiveEntry, write_archive};
 use jet_provider::{JetOptions, JetSession, SqlDialect};
@@ -117,14 +119,6 @@ fn cluster() -> Cluster {
     }
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 /// A single-machine session and a cluster session, both with the first
 /// archive file registered as database `site` (bare names allowed).
 fn sessions(rt: &tokio::runtime::Runtime, c: &Cluster, first: &Path) -> (JetSession, JetSession) {
@@ -140,16 +134,6 @@ fn sessions(rt: &tokio::runtime::Runtime, c: &Cluster, first: &Path) -> (JetSess
             .unwrap();
     }
     (local, remote)
-}
-
-/// The rows of `batches` as text, one line each.
-fn lines(batches: &[RecordBatch]) -> Vec<String> {
-    pretty_format_batches(batches)
-        .unwrap()
-        .to_string()
-        .lines()
-        .map(str::to_string)
-        .collect()
 }
 
 /// Runs `sql` on `s`, retrying while the cluster is still starting (no

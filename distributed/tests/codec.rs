@@ -4,8 +4,10 @@
 //! but its keyring): the same plan, the same rows. Bytes never carry a
 //! password, and damaged bytes are refused with an error, never a panic.
 
+mod support;
+use support::{lines, runtime};
+
 use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::physical_plan::{ExecutionPlan, collect, displayable};
 use datafusion::prelude::SessionConfig;
 use datafusion_proto::bytes::{
@@ -34,14 +36,6 @@ fn fixture() -> &'static Fixture {
     })
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 /// A single-machine session with archive file 1 as the default database
 /// (opened with a password it does not need: it must not travel).
 fn session(dialect: SqlDialect) -> JetSession {
@@ -58,15 +52,6 @@ fn session(dialect: SqlDialect) -> JetSession {
 
 fn glob() -> String {
     format!("{}/**/*.mdb", fixture().dir.path().display())
-}
-
-fn lines(batches: &[RecordBatch]) -> Vec<String> {
-    pretty_format_batches(batches)
-        .unwrap()
-        .to_string()
-        .lines()
-        .map(str::to_string)
-        .collect()
 }
 
 /// The receiving process: its own session, Access functions not

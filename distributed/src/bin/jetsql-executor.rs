@@ -1,10 +1,9 @@
 //! `jetsql-executor`: an executor of a Jet cluster.
 
 use clap::Parser;
-use jet_distributed::args::{NodeArgs, runtime};
+use jet_distributed::args::{NodeArgs, main_with};
 use jet_distributed::processes::{ExecutorOptions, run_executor};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Runs the tasks a `jetsql-scheduler` hands out, reading the Access
@@ -42,14 +41,6 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    jet_distributed::args::init_logging();
-    let node = match args.node.node() {
-        Ok(n) => Arc::new(n),
-        Err(e) => {
-            eprintln!("jetsql-executor: {e}");
-            return ExitCode::from(2);
-        }
-    };
     let Some((host, port)) = args
         .scheduler
         .rsplit_once(':')
@@ -71,15 +62,7 @@ fn main() -> ExitCode {
         work_dir: args.work_dir,
         heartbeat: Duration::from_secs(args.heartbeat),
     };
-    let result = runtime().map_err(|e| e.to_string()).and_then(|rt| {
-        rt.block_on(run_executor(node, options))
-            .map_err(|e| jet_provider::messages::plain(&e.to_string()))
-    });
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("jetsql-executor: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    main_with("jetsql-executor", &args.node, |node| {
+        run_executor(node, options)
+    })
 }

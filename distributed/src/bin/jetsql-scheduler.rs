@@ -1,11 +1,10 @@
 //! `jetsql-scheduler`: the Ballista scheduler of a Jet cluster.
 
 use clap::Parser;
-use jet_distributed::args::{NodeArgs, runtime};
+use jet_distributed::args::{NodeArgs, main_with};
 use jet_distributed::processes::{SchedulerOptions, run_scheduler};
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Plans queries over Access files for a cluster of `jetsql-executor`s;
@@ -29,30 +28,14 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    jet_distributed::args::init_logging();
-    let node = match args.node.node() {
-        Ok(n) => Arc::new(n),
-        Err(e) => {
-            eprintln!("jetsql-scheduler: {e}");
-            return ExitCode::from(2);
-        }
-    };
     let options = SchedulerOptions {
         bind: args.bind,
         external_host: args.external_host,
         executor_timeout: Duration::from_secs(args.executor_timeout),
     };
-    let result = runtime().map_err(|e| e.to_string()).and_then(|rt| {
-        rt.block_on(run_scheduler(node, options, |addr| {
+    main_with("jetsql-scheduler", &args.node, |node| {
+        run_scheduler(node, options, |addr| {
             println!("jetsql-scheduler listening on {addr}");
-        }))
-        .map_err(|e| jet_provider::messages::plain(&e.to_string()))
-    });
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("jetsql-scheduler: {e}");
-            ExitCode::FAILURE
-        }
-    }
+        })
+    })
 }

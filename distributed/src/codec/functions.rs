@@ -13,38 +13,61 @@ use std::sync::Arc;
 /// The marker of an Access function.
 const ACCESS: &[u8] = b"jetsql:access";
 
-/// Writes the marker for `f` when it is Access's; `Ok(false)` when it is
-/// not (another codec's turn).
-pub fn encode_scalar(f: &ScalarUDF, buf: &mut Vec<u8>) -> bool {
+/// Writes the marker for `f` when it is Access's, else lets `other` (the
+/// wrapped codec) write what it writes.
+pub fn encode_scalar(
+    f: &ScalarUDF,
+    buf: &mut Vec<u8>,
+    other: impl FnOnce(&mut Vec<u8>) -> Result<()>,
+) -> Result<()> {
     if access::is_access_scalar(f) {
         buf.extend_from_slice(ACCESS);
-        true
+        Ok(())
     } else {
-        false
+        other(buf)
     }
 }
 
-/// The Access function `name` when `buf` is the marker; `None` when it is
-/// not (another codec's bytes).
-pub fn decode_scalar(name: &str, buf: &[u8], limit: u64) -> Option<Result<Arc<ScalarUDF>>> {
-    (buf == ACCESS)
-        .then(|| access::access_scalar(name, limit).ok_or_else(|| unknown("function", name)))
+/// The Access function `name` (size-checked against `limit`) when `buf`
+/// is the marker, else what `other` (the wrapped codec) decodes.
+pub fn decode_scalar(
+    name: &str,
+    buf: &[u8],
+    limit: u64,
+    other: impl FnOnce() -> Result<Arc<ScalarUDF>>,
+) -> Result<Arc<ScalarUDF>> {
+    if buf == ACCESS {
+        access::access_scalar(name, limit).ok_or_else(|| unknown("function", name))
+    } else {
+        other()
+    }
 }
 
 /// As [`encode_scalar`] for aggregates.
-pub fn encode_aggregate(f: &AggregateUDF, buf: &mut Vec<u8>) -> bool {
+pub fn encode_aggregate(
+    f: &AggregateUDF,
+    buf: &mut Vec<u8>,
+    other: impl FnOnce(&mut Vec<u8>) -> Result<()>,
+) -> Result<()> {
     if access::is_access_aggregate(f) {
         buf.extend_from_slice(ACCESS);
-        true
+        Ok(())
     } else {
-        false
+        other(buf)
     }
 }
 
 /// As [`decode_scalar`] for aggregates.
-pub fn decode_aggregate(name: &str, buf: &[u8]) -> Option<Result<Arc<AggregateUDF>>> {
-    (buf == ACCESS)
-        .then(|| access::access_aggregate(name).ok_or_else(|| unknown("aggregate", name)))
+pub fn decode_aggregate(
+    name: &str,
+    buf: &[u8],
+    other: impl FnOnce() -> Result<Arc<AggregateUDF>>,
+) -> Result<Arc<AggregateUDF>> {
+    if buf == ACCESS {
+        access::access_aggregate(name).ok_or_else(|| unknown("aggregate", name))
+    } else {
+        other()
+    }
 }
 
 fn unknown(what: &str, name: &str) -> DataFusionError {

@@ -411,32 +411,20 @@ impl PhysicalExtensionCodec for JetPhysicalCodec {
     }
 
     fn try_decode_udf(&self, name: &str, buf: &[u8]) -> Result<Arc<ScalarUDF>> {
-        match functions::decode_scalar(name, buf, self.node.memory_limit) {
-            Some(f) => f,
-            None => self.inner.try_decode_udf(name, buf),
-        }
+        functions::decode_scalar(name, buf, self.node.memory_limit, || {
+            self.inner.try_decode_udf(name, buf)
+        })
     }
 
     fn try_encode_udf(&self, node: &ScalarUDF, buf: &mut Vec<u8>) -> Result<()> {
-        if functions::encode_scalar(node, buf) {
-            Ok(())
-        } else {
-            self.inner.try_encode_udf(node, buf)
-        }
+        functions::encode_scalar(node, buf, |buf| self.inner.try_encode_udf(node, buf))
     }
 
     fn try_decode_udaf(&self, name: &str, buf: &[u8]) -> Result<Arc<AggregateUDF>> {
-        match functions::decode_aggregate(name, buf) {
-            Some(f) => f,
-            None => self.inner.try_decode_udaf(name, buf),
-        }
+        functions::decode_aggregate(name, buf, || self.inner.try_decode_udaf(name, buf))
     }
 
     fn try_encode_udaf(&self, node: &AggregateUDF, buf: &mut Vec<u8>) -> Result<()> {
-        if functions::encode_aggregate(node, buf) {
-            Ok(())
-        } else {
-            self.inner.try_encode_udaf(node, buf)
-        }
+        functions::encode_aggregate(node, buf, |buf| self.inner.try_encode_udaf(node, buf))
     }
 }
