@@ -14,6 +14,6 @@ cd "$(dirname "$0")/.."
 # one invocation over the whole workspace: the same feature resolution as
 # the workspace's test build, so the prebuilt dependencies are reused (a
 # `-p` subset resolves DataFusion's features differently and rebuilds it)
-nice -n 10 cargo build -q --release --workspace --bins --examples
+nice -n 10 cargo build -q --release --workspace --bins --examples --features jet-benches/examples
 command -v mdb-export >/dev/null || { echo "compare.sh: mdbtools is needed (apt-get install mdbtools)" >&2; exit 1; }
 exec python3 benches/compare.py "$@"

@@ -1,4 +1,4 @@
-//! Crash-test support shared by `tests/tests/crash_*.rs` and the
+//! Crash-test support shared by `tests/tests/storage/crash_*.rs` and the
 //! `crash_child` helper binary: deterministic synthetic transactions over
 //! real database images, the batch workload of real writer transactions,
 //! the reader's consistency checks, and the fault-injection harness that

@@ -1,6 +1,7 @@
 //! # jet-tests
 //!
-//! Helpers shared by the workspace integration tests in `tests/tests/`:
+//! Helpers shared by the workspace integration tests
+//! (`tests/tests/{storage,sql}/` and `sql-cli/tests/`):
 //! where the corpus of real Access files and the mdbtools oracle live, what
 //! to do when they are missing (skip locally, fail under CI), how to read the
 //! oracle's digest files and how to run `mdb-export`.

@@ -4,11 +4,11 @@
 //! the partition count and the runtime (`benches/compare.py`).
 //!
 //! ```text
-//! cargo run --release -p jet-benches --example df_sql -- \
+//! cargo run --release -p jet-benches --features examples --example df_sql -- \
 //!     --jet FILE  --table t=TABLE [--table u=TABLE2] --sql "SELECT count(*) FROM t"
-//! cargo run --release -p jet-benches --example df_sql -- \
+//! cargo run --release -p jet-benches --features examples --example df_sql -- \
 //!     --parquet --table t=t.parquet --sql "SELECT count(*) FROM t"
-//! cargo run --release -p jet-benches --example df_sql -- \
+//! cargo run --release -p jet-benches --features examples --example df_sql -- \
 //!     --jet FILE --table t=TABLE --export-parquet DIR     # writes DIR/t.parquet
 //! ```
 //!

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p jet-fixtures -- --bench target/bench-data/bench1m.mdb 1000000
-//! cargo run --release -p jet-benches --example dml_bench -- target/bench-data/bench1m.mdb [REPS]
+//! cargo run --release -p jet-benches --features examples --example dml_bench -- target/bench-data/bench1m.mdb [REPS]
 //! ```
 //!
 //! From the benchmark database (table `Bench`, indexed: primary key `ID`,

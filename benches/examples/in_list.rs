@@ -4,7 +4,7 @@
 //! multi-range `IndexSeekExec`) and, for the agreement check, without.
 //!
 //! ```text
-//! cargo run --release -p jet-benches --example in_list -- [--file F] [--reps N] [--values 1000,40000,100000]
+//! cargo run --release -p jet-benches --features examples --example in_list -- [--file F] [--reps N] [--values 1000,40000,100000]
 //! ```
 //!
 //! The file is generated under `target/bench-data/gen_1m.accdb` when

@@ -1,7 +1,7 @@
 //! The `jetdb` crate (a Rust Access reader on crates.io) doing the same work
 //! as jetsql, for the side-by-side comparison (`benches/compare.py`).
 //!
-//! `cargo run --release -p jet-benches --example jetdb_scan -- MODE FILE TABLE`
+//! `cargo run --release -p jet-benches --features examples --example jetdb_scan -- MODE FILE TABLE`
 //!
 //! - `scan`: read every row of TABLE into jetdb's `Value`s, one row at a time
 //!   (its streaming `TableRows` API), and count them;

@@ -13,7 +13,7 @@
 //! Each write phase is followed by a check (row count, the updated values
 //! read back) so a fast wrong answer cannot pass for a figure.
 //!
-//! `cargo run --release -p jet-benches --example writer_bench -- [PATH] [ROWS]`
+//! `cargo run --release -p jet-benches --features examples --example writer_bench -- [PATH] [ROWS]`
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 use jet_storage::index::{Bookmark, KeyMatch};

@@ -9,7 +9,7 @@
 //! through jetsql) for counts and sums, and the single-machine session for
 //! whole results.
 
-mod support;
+use crate::support;
 use support::{lines, runtime};
 
 use datafusion::arrow::array::RecordBatch;

@@ -4,7 +4,7 @@
 //! but its keyring): the same plan, the same rows. Bytes never carry a
 //! password, and damaged bytes are refused with an error, never a panic.
 
-mod support;
+use crate::support;
 use support::{lines, runtime};
 
 use datafusion::arrow::array::RecordBatch;

@@ -6,7 +6,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use predicates::str::contains;
 
-mod common;
+use crate::common;
 use common::{jetsql, nwind};
 
 const Q: &str =

@@ -17,7 +17,7 @@ use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::{jetsql, success};
 
 const FILE: &str = "jackcess/V2007/complexDataTestV2007.accdb";

@@ -8,7 +8,7 @@ use predicates::str::contains;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-mod common;
+use crate::common;
 use common::{jetsql, nwind};
 
 /// The part of `text` after the line `header` (a section of `\\d`).

@@ -11,7 +11,7 @@ use predicates::str::contains;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 use common::nwind;
 
 fn jetsql() -> Command {

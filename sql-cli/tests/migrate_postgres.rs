@@ -12,7 +12,7 @@
 //! largest key; a killed migration leaves no table behind; the dump
 //! script loads in `psql`.
 
-mod migrate_support;
+use crate::migrate_support;
 
 use jet_storage::JetType;
 use migrate_support::oracle_values::{self, Ours};

@@ -1,13 +1,13 @@
 //! `jetsql migrate FILE out.sqlite` and `jetsql dump --to sqlite`, checked
 //! in SQLite itself: every readable corpus database migrates, and every
 //! value read back from SQLite (typed by the Access column) agrees with
-//! mdb-reader or mdbtools as `tests/tests/oracle_mdb_reader.rs` requires
+//! mdb-reader or mdbtools as `tests/tests/storage/oracle_mdb_reader.rs` requires
 //! of jetsql; nwind's primary keys, indexes and foreign keys equal
 //! `mdb-schema`'s, SQLite enforces the foreign keys, the auto-number
 //! counters continue; a killed migration leaves no target file; the
 //! script loads in the `sqlite3` shell.
 
-mod migrate_support;
+use crate::migrate_support;
 
 use jet_storage::JetType;
 use migrate_support::oracle_values::Ours;

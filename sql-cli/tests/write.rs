@@ -9,7 +9,7 @@ use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::jetsql;
 
 /// A copy of the generated `fixtures/sample.mdb` in `dir`.

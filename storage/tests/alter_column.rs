@@ -8,10 +8,8 @@
 //! recovers to the old or the new image exactly; `mdb-export` and
 //! `mdb-schema` read the results.
 
-#[path = "support/oracle.rs"]
-mod oracle;
-#[path = "support/check.rs"]
-mod support;
+use crate::support::check as support;
+use crate::support::oracle;
 
 use arrow_array::{ArrayRef, Int16Array, Int32Array, RecordBatch, StringArray};
 use jet_storage::write::{Cell, ColumnSpec, IndexSpec, TableSpec, WriteError, new_database};

@@ -9,10 +9,8 @@
 //! step of the journaled commit recovers to the old or the new image;
 //! `mdb-export` reads the results.
 
-#[path = "support/oracle.rs"]
-mod oracle;
-#[path = "support/check.rs"]
-mod support;
+use crate::support::check as support;
+use crate::support::oracle;
 
 use arrow_array::{
     ArrayRef, Float32Array, Int16Array, Int32Array, RecordBatch, StringArray, UInt8Array,

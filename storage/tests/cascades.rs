@@ -4,10 +4,8 @@
 //! cascades is refused with the image byte-identical; a crash mid-commit
 //! recovers to the old or new image. Expected rows are reasoned out here.
 
-#[path = "support/oracle.rs"]
-mod oracle;
-#[path = "support/check.rs"]
-mod support;
+use crate::support::check as support;
+use crate::support::oracle;
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch};
 use jet_storage::write::{

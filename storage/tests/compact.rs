@@ -8,8 +8,7 @@
 //! typed and named); `mdb-export` reads the same rows from a compacted
 //! corpus file as from the original.
 
-#[path = "support/check.rs"]
-mod support;
+use crate::support::check as support;
 
 use arrow_array::{ArrayRef, BinaryArray, Int32Array, RecordBatch, StringArray};
 use jet_storage::write::{
@@ -455,7 +454,7 @@ fn killed_compaction_leaves_a_readable_file() {
         let mut child = Command::new(&exe)
             .args([
                 "--exact",
-                "killed_compaction_leaves_a_readable_file",
+                "compact::killed_compaction_leaves_a_readable_file",
                 "--nocapture",
             ])
             .env("JET_COMPACT_CHILD", &path)

@@ -19,10 +19,8 @@
 //! Without the corpus, node or mdb-reader (`npm ci` in `tests/oracle-js`)
 //! the tests skip, except under `CI=true`, where they fail.
 
-#[path = "support/oracle.rs"]
-mod oracle;
-#[path = "support/queries.rs"]
-mod support;
+use crate::support::oracle;
+use crate::support::queries as support;
 
 use arrow_array::Array;
 use arrow_array::cast::AsArray;

@@ -14,10 +14,8 @@
 //! Without the corpus, mdbtools, node or mdb-reader the tests skip,
 //! except under `CI=true`, where they fail.
 
-#[path = "support/check.rs"]
-mod check;
-#[path = "support/oracle.rs"]
-mod oracle;
+use crate::support::check;
+use crate::support::oracle;
 
 use arrow_array::builder::{BinaryBuilder, ListBuilder, StringBuilder, StructBuilder};
 use arrow_array::cast::AsArray;

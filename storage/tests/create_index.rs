@@ -9,8 +9,7 @@
 //! image byte-identical. Corpus files written by Access get a new index
 //! through the journaled file and pass the check after reopening.
 
-#[path = "support/check.rs"]
-mod support;
+use crate::support::check as support;
 
 use arrow_array::{ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray};
 use jet_storage::tdef::Direction;

@@ -22,10 +22,8 @@
 //! cited per test). Without the corpus, node or mdb-reader (`npm ci` in
 //! `tests/oracle-js`) the tests skip, except under `CI=true`, where they fail.
 
-#[path = "support/oracle.rs"]
-mod oracle;
-#[path = "support/queries.rs"]
-mod support;
+use crate::support::oracle;
+use crate::support::queries as support;
 
 use jet_storage::crypt::{CipherAlgorithm, HashAlgorithm};
 use jet_storage::{CryptError, Database, Error, OpenOptions, Password, ProtectionScheme};

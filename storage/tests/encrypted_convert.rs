@@ -4,10 +4,8 @@
 //! file; a plain ACCDB encrypted with Agile AES-256 / SHA-512 is read by
 //! mdb-reader with the password exactly as it reads the original.
 
-#[path = "support/oracle.rs"]
-mod oracle;
-#[path = "support/queries.rs"]
-mod support;
+use crate::support::oracle;
+use crate::support::queries as support;
 
 use jet_storage::crypt::convert::{decrypt, encrypt_agile};
 use jet_storage::crypt::{CipherAlgorithm, HashAlgorithm};

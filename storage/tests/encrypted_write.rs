@@ -11,12 +11,9 @@
 //! (`CryptCodecProviderTest.doCheckOfficeDb`: Table1 holds ID 1, Field1
 //! "foo"; `doCheckJetDb`: Table1 holds (1, "hello", 0) and (2, "world", 42)).
 
-#[path = "support/check.rs"]
-mod check;
-#[path = "support/oracle.rs"]
-mod oracle;
-#[path = "support/queries.rs"]
-mod support;
+use crate::support::check;
+use crate::support::oracle;
+use crate::support::queries as support;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;

@@ -14,10 +14,8 @@
 //!   encrypted, an MDB asked for Agile encryption) is typed and leaves the
 //!   file byte-identical.
 
-#[path = "support/check.rs"]
-mod check;
-#[path = "support/oracle.rs"]
-mod oracle;
+use crate::support::check;
+use crate::support::oracle;
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 use jet_storage::write::{

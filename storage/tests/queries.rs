@@ -16,8 +16,7 @@
 //! Texts are compared up to whitespace (runs of blanks and line breaks are
 //! one space), as the issue states the reference comparison.
 
-#[path = "support/queries.rs"]
-mod support;
+use crate::support::queries as support;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int16Type, Int32Type, UInt8Type};

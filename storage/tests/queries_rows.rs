@@ -7,8 +7,7 @@
 //! `testBadQueries`, `testComplexJoins`), then random rows that must never
 //! panic it. Texts are compared up to whitespace.
 
-#[path = "support/queries.rs"]
-mod support;
+use crate::support::queries as support;
 
 use jet_storage::QueryKind;
 use jet_storage::queries::{MAX_JOINS, rebuild};

@@ -11,10 +11,8 @@
 //! matches the one Access wrote field by field; `mdb-schema` and
 //! `mdb-export` read the results.
 
-#[path = "support/oracle.rs"]
-mod oracle;
-#[path = "support/check.rs"]
-mod support;
+use crate::support::check as support;
+use crate::support::oracle;
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 use jet_storage::tdef::{IndexKind, LogicalIndex};

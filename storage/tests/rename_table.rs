@@ -5,8 +5,7 @@
 //! saved query names) leave the image byte-identical; on corpus files,
 //! `mdb-export` reads the renamed table's rows under the new name.
 
-#[path = "support/check.rs"]
-mod support;
+use crate::support::check as support;
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 use jet_storage::write::{Cell, ColumnSpec, IndexSpec, TableSpec, WriteError, new_database};

@@ -1,4 +1,4 @@
-//! Helper process for `tests/tests/crash_kill.rs`: a writer or a reader of
+//! Helper process for `tests/tests/storage/crash_kill.rs`: a writer or a reader of
 //! a database holding the batch workload of `jet_tests::crash` (real writer
 //! transactions through the journal: deletes, inserts with index splits,
 //! updates).

@@ -15,7 +15,7 @@
 //!
 //! The codes were established from the rules Jackcess documents and checked
 //! against the key bytes Access wrote in the corpus (see
-//! `tests/tests/indexes.rs`): every Access 97 byte value that occurs there
+//! `tests/tests/storage/indexes.rs`): every Access 97 byte value that occurs there
 //! (218 distinct characters: printable ASCII, tab / LF / CR, Latin-1
 //! U+00A1–U+00FF and the Windows-1252 specials) and, for Legacy / General,
 //! 42 ASCII characters and 80 supplementary characters (surrogate pairs)

@@ -112,7 +112,10 @@ pub struct Scratch(pub PathBuf);
 impl Scratch {
     /// A new empty directory under the system temp dir, named for `tag`.
     pub fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("jet-{tag}-{}", std::process::id()));
+        // unique in the process: every test module shares one process
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let d = std::env::temp_dir().join(format!("jet-{tag}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         Scratch(d)

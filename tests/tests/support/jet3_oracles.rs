@@ -132,13 +132,16 @@ pub fn assert_mdb_reader_equals_scan(
     rows
 }
 
-/// A scratch directory for one test (`jet-jet3-<tag>-<pid>` in the
+/// A scratch directory for one test (`jet-jet3-<tag>-<pid>-<n>` in the
 /// temporary directory), removed at the end.
 pub struct Scratch(pub PathBuf);
 
 impl Scratch {
     pub fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("jet-jet3-{tag}-{}", std::process::id()));
+        // unique in the process: every test module shares one process
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let d = std::env::temp_dir().join(format!("jet-jet3-{tag}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         Scratch(d)

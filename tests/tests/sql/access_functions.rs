@@ -107,7 +107,7 @@ async fn access_function_files() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "slt"))
-        // the function files; tests/tests/access_sql.rs runs every file
+        // the function files; tests/tests/sql/access_sql.rs runs every file
         // of the folder (these too) through the Access front end
         .filter(|p| {
             p.file_name()

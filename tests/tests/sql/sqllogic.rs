@@ -23,7 +23,7 @@ use jet_provider::{JetOptions, JetSession, register_jet, register_jet_tables};
 use sqllogictest::{DBOutput, DefaultColumnType};
 use support::slt_output::db_output;
 
-mod support;
+use crate::support;
 use std::path::Path;
 use std::path::PathBuf;
 

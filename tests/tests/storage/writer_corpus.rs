@@ -58,7 +58,7 @@ fn most_indexed(db: &Database) -> Option<String> {
         let t = db.table(&name).ok()?;
         let rank = (!t.bookmarks().ok()?.is_empty(), t.def().real_indexes.len());
         // rows of a relationship's primary table may be referenced, and
-        // deleting them is refused (tests/tests/dml.rs covers relationships)
+        // deleting them is refused (tests/tests/sql/dml.rs covers relationships)
         let referenced = t
             .def()
             .indexes

@@ -1,10 +1,10 @@
-//! The encryption headers of page 0 (through `jet-storage`, needs
-//! `--features pages`): any bytes, read as a whole page 0 and as an
-//! EncryptionInfo placed where ACCDB files hold it, give a parsed header or
-//! a typed refusal, never a panic. A parsed Agile descriptor keeps its
-//! documented bounds: a spin count at most `MAX_SPIN_COUNT`, salts of 1 to
-//! 64 bytes, encrypted values of whole AES blocks at least as long as what
-//! they hold. No key is derived, so every input is cheap.
+//! The encryption headers of page 0 (through `jet-storage`): any bytes,
+//! read as a whole page 0 and as an EncryptionInfo placed where ACCDB
+//! files hold it, give a parsed header or a typed refusal, never a panic.
+//! A parsed Agile descriptor keeps its documented bounds: a spin count at
+//! most `MAX_SPIN_COUNT`, salts of 1 to 64 bytes, encrypted values of whole
+//! AES blocks at least as long as what they hold. No key is derived, so
+//! every input is cheap.
 #![no_main]
 use jet_storage::crypt::agile::Descriptor;
 use jet_storage::crypt::info::{self, InfoError, OfficeInfo};

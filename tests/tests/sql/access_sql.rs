@@ -15,7 +15,7 @@ use sqllogictest::DefaultColumnType;
 use std::path::{Path, PathBuf};
 use support::slt_output::db_output_shortest_floats;
 
-mod support;
+use crate::support;
 
 #[derive(Debug)]
 struct SltError(String);

@@ -42,8 +42,7 @@ use jet_tests::mdb_reader::{ReaderDump, ReaderTable, dump, require_mdb_reader};
 use jet_tests::{corpus, list_files, require_mdb_export, run_mdb_export};
 use std::time::Instant;
 
-#[path = "support/oracle_values.rs"]
-mod oracle_values;
+use crate::support::oracle_values;
 use oracle_values::{Csv, Ctx, KNOWN, Ours, Tally, compare_columns, parse_csv};
 
 /// mdb-export options of the oracle's ISO exports (see corpus_conformance).

@@ -31,11 +31,7 @@ use jet_tests::{corpus, require_mdb_export};
 use std::path::Path;
 use std::sync::Arc;
 
-#[path = "support/jet3_oracles.rs"]
-mod jet3_oracles;
-#[path = "support/oracle_values.rs"]
-#[allow(dead_code)]
-mod oracle_values;
+use crate::support::jet3_oracles;
 use jet3_oracles::{Scratch, assert_mdb_reader_equals_scan};
 
 /// The corpus's Access 97 files.

@@ -561,7 +561,7 @@ fn five_thousand_files_fit_in_64_descriptors() {
         .arg(&exe)
         .args([
             "--exact",
-            "five_thousand_files_fit_in_64_descriptors",
+            "archive::five_thousand_files_fit_in_64_descriptors",
             "--nocapture",
             "--test-threads=1",
         ])

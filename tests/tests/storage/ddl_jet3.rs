@@ -29,11 +29,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-#[path = "support/jet3_oracles.rs"]
-mod jet3_oracles;
-#[path = "support/oracle_values.rs"]
-#[allow(dead_code)]
-mod oracle_values;
+use crate::support::jet3_oracles;
 use jet3_oracles::{Scratch, assert_mdb_reader_equals_scan};
 
 /// The table every test creates: one column of each Access 97 type the
