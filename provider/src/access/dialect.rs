@@ -13,6 +13,9 @@
 //!   comparisons.
 //! - `Orders!OrderID` is `Orders.OrderID`.
 //! - A backslash in a string is an ordinary character.
+//! - `--` is two minus signs (`30--7` is 37: Access SQL has no comments),
+//!   except before whitespace: `-- note` stays a comment to the end of
+//!   the line, as jetsql's scripts (and `jetsql dump`) write them.
 //! - `ALTER TABLE t ALTER [COLUMN] c LONG` (a type without `TYPE`) is
 //!   `ALTER TABLE t ALTER COLUMN c TYPE LONG`.
 
@@ -56,6 +59,11 @@ impl Dialect for AccessDialect {
 
     fn supports_string_literal_backslash_escape(&self) -> bool {
         false
+    }
+
+    fn requires_single_line_comment_whitespace(&self) -> bool {
+        // `30--7` is 30 - (-7); only `-- ` (a script's comment) comments
+        true
     }
 
     fn supports_filter_during_aggregation(&self) -> bool {
@@ -296,5 +304,13 @@ mod tests {
         }
         assert!(Parser::parse_sql(&AccessDialect, "ALTER TABLE t ALTER COLUMN c").is_err());
         assert!(Parser::parse_sql(&AccessDialect, "ALTER TABLE t ALTER COLUMN c LONG x").is_err());
+    }
+
+    #[test]
+    fn double_minus_is_two_minus_signs_unless_a_comment_follows() {
+        assert_eq!(parse("SELECT 30--7"), "SELECT 30 - -7");
+        assert_eq!(parse("SELECT 30---7"), "SELECT 30 - --7");
+        assert_eq!(parse("SELECT 30 -- note\n- 7"), "SELECT 30 - 7");
+        assert_eq!(parse("-- a script\nSELECT 2"), "SELECT 2");
     }
 }
