@@ -11,6 +11,10 @@
 //! - Text comparisons (`=`, `<>`, `<`, …) ignore ASCII case and trailing
 //!   spaces, as Access's do (see [`TextFold`]).
 //! - Yes/No in arithmetic is −1 or 0 (True is −1 in Access).
+//! - `a / b` divides as Access does (see [`AccessPlanner::divide`]): a
+//!   Double quotient (`7/2` is 3.5, not DataFusion's integer 3), Single
+//!   for two Byte/Integer/Single operands, Decimal for a Decimal operand;
+//!   a zero divisor is an error.
 
 use datafusion::arrow::array::{ArrayRef, StringArray};
 use datafusion::arrow::datatypes::DataType;
@@ -173,6 +177,47 @@ impl AccessPlanner {
     fn folded(&self, e: Expr) -> Expr {
         Expr::ScalarFunction(ScalarFunction::new_udf(self.fold.clone(), vec![e]))
     }
+
+    /// `a / b` as Microsoft's "/ operator" page
+    /// (<https://learn.microsoft.com/office/vba/language/reference/user-interface-help/division-operator>)
+    /// has it: Null when either operand is Null; Decimal when either is a
+    /// Decimal ([`is_access_decimal`]); Single when both are Byte,
+    /// Integer or Single; otherwise Double (a literal with a decimal point
+    /// is a Double in Access, a Currency divides as Double); a zero
+    /// divisor is an error. A non-zero constant divisor divides with
+    /// DataFusion's own operator on Doubles (the same IEEE quotient,
+    /// vectorized, folded when both sides are constants); any other goes
+    /// through `access_div`, which refuses a zero divisor.
+    fn divide(&self, left: Expr, lt: &DataType, right: Expr, rt: &DataType) -> Result<Expr> {
+        let (left, lt) = number_operand(left, lt);
+        let (right, rt) = number_operand(right, rt);
+        if is_access_decimal(&left, &lt) || is_access_decimal(&right, &rt) {
+            return self.call("access_div", vec![left, right]);
+        }
+        if is_single_operand(&lt) && is_single_operand(&rt) {
+            return self.call(
+                "access_div",
+                vec![
+                    cast_to(left, &lt, DataType::Float32),
+                    cast_to(right, &rt, DataType::Float32),
+                ],
+            );
+        }
+        // text stays text: access_div reads it as a number, as Access does
+        let double = |e: Expr, t: &DataType| {
+            if is_text(t) {
+                e
+            } else {
+                cast_to(e, t, DataType::Float64)
+            }
+        };
+        let constant_divisor = is_nonzero_constant(&right) && !is_text(&lt);
+        let (l, r) = (double(left, &lt), double(right, &rt));
+        if constant_divisor {
+            return Ok(binary(l, Operator::Divide, r));
+        }
+        self.call("access_div", vec![l, r])
+    }
 }
 
 fn is_text(t: &DataType) -> bool {
@@ -192,6 +237,65 @@ fn yes_no_number(e: Expr) -> Expr {
         Box::new(e),
         DataType::Int32,
     ))))
+}
+
+/// The operands `/` divides as Access does: numbers, Yes/No, text (a
+/// number spelt out) and Null; dates and the rest keep DataFusion's
+/// meaning.
+fn divisible(t: &DataType) -> bool {
+    t.is_numeric() || is_text(t) || matches!(t, DataType::Null | DataType::Boolean)
+}
+
+/// An operand of arithmetic with Yes/No read as Access's number.
+fn number_operand(e: Expr, t: &DataType) -> (Expr, DataType) {
+    if *t == DataType::Boolean {
+        (yes_no_number(e), DataType::Int32)
+    } else {
+        (e, t.clone())
+    }
+}
+
+/// Byte, Integer and Single: two of them divide as Single.
+fn is_single_operand(t: &DataType) -> bool {
+    matches!(t, DataType::UInt8 | DataType::Int16 | DataType::Float32)
+}
+
+/// Whether `e` (of type `t`) is an Access Decimal: a Numeric column (Jet's
+/// Decimal, Arrow Decimal128 of at most 28 digits) or a `CDec` call.
+/// Currency columns are Decimal128(19, 4) too, and nothing else tells
+/// them apart, so that type is taken for Currency (a Numeric(19, 4)
+/// column divides as Double); decimal literals (Doubles in Access) and
+/// the decimals DataFusion computes from Currency (sums, products) are
+/// not Decimals either.
+fn is_access_decimal(e: &Expr, t: &DataType) -> bool {
+    let DataType::Decimal128(p, s) = t else {
+        return false;
+    };
+    match e {
+        Expr::Column(_) => *p <= 28 && (*p, *s) != (19, 4),
+        Expr::ScalarFunction(f) => f.func.name() == "cdec",
+        _ => false,
+    }
+}
+
+/// A numeric constant other than zero (a divisor that cannot fail).
+fn is_nonzero_constant(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(v, _) if v.data_type().is_numeric() => matches!(
+            v.cast_to(&DataType::Float64),
+            Ok(ScalarValue::Float64(Some(f))) if f != 0.0 && f.is_finite()
+        ),
+        _ => false,
+    }
+}
+
+/// `e` (of type `t`) as `to`, cast when it is not already.
+fn cast_to(e: Expr, t: &DataType, to: DataType) -> Expr {
+    if *t == to {
+        e
+    } else {
+        Expr::Cast(Cast::new(Box::new(e), to))
+    }
 }
 
 fn binary(l: Expr, op: Operator, r: Expr) -> Expr {
@@ -224,6 +328,9 @@ impl ExprPlanner for AccessPlanner {
             return Ok(PlannerResult::Original(RawBinaryExpr { op, left, right }));
         };
         let planned = match &op {
+            BinaryOperator::Divide if divisible(&lt) && divisible(&rt) => {
+                self.divide(left, &lt, right, &rt)?
+            }
             // two texts concatenate; text + Null is Null, as in Access
             BinaryOperator::Plus
                 if (is_text(&lt) || lt == DataType::Null)
