@@ -179,7 +179,7 @@ impl AccessPlanner {
     }
 
     /// `a / b` as Microsoft's "/ operator" page
-    /// (<https://learn.microsoft.com/office/vba/language/reference/user-interface-help/division-operator>)
+    /// (<https://learn.microsoft.com/office/vba/language/reference/user-interface-help/forwardslash-operator>)
     /// has it: Null when either operand is Null; Decimal when either is a
     /// Decimal ([`is_access_decimal`]); Single when both are Byte,
     /// Integer or Single; otherwise Double (a literal with a decimal point
