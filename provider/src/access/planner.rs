@@ -11,6 +11,10 @@
 //! - Text comparisons (`=`, `<>`, `<`, …) ignore ASCII case and trailing
 //!   spaces, as Access's do (see [`TextFold`]).
 //! - Yes/No in arithmetic is −1 or 0 (True is −1 in Access).
+//! - `Xor`, `Eqv` and `Imp` of Yes/No follow Access's three-valued
+//!   tables; `And`, `Or`, `Xor`, `Eqv` and `Imp` of whole numbers compare
+//!   bits (`5 And 3` is 1; True is −1).
+//! - A text and a number add and subtract as numbers (`"25" + 12` is 37).
 //! - `a / b` divides as Access does (see [`AccessPlanner::divide`]): a
 //!   Double quotient (`7/2` is 3.5, not DataFusion's integer 3), Single
 //!   for two Byte/Integer/Single operands, Decimal for a Decimal operand;
@@ -239,6 +243,57 @@ fn yes_no_number(e: Expr) -> Expr {
     ))))
 }
 
+/// Access's logical operators that also compare bits: `And`, `Or`,
+/// `Xor`, `Eqv`, `Imp`.
+fn is_logic_op(op: &BinaryOperator) -> bool {
+    match op {
+        BinaryOperator::And | BinaryOperator::Or | BinaryOperator::Xor => true,
+        BinaryOperator::Custom(c) => c == super::dialect::EQV || c == super::dialect::IMP,
+        _ => false,
+    }
+}
+
+/// Yes/No or Null: an operand of the three-valued tables.
+fn is_yes_no(t: &DataType) -> bool {
+    matches!(t, DataType::Boolean | DataType::Null)
+}
+
+/// Operands the logical operators compare bit by bit: a whole number,
+/// with a whole number, Yes/No (True is −1) or Null.
+fn bitwise_operands(lt: &DataType, rt: &DataType) -> bool {
+    (lt.is_integer() || rt.is_integer())
+        && (lt.is_integer() || is_yes_no(lt))
+        && (rt.is_integer() || is_yes_no(rt))
+}
+
+/// `a And b`, `Or`, `Xor`, `Eqv`, `Imp` of whole numbers, bit by bit
+/// (Microsoft's pages of each operator, e.g.
+/// <https://learn.microsoft.com/office/vba/language/reference/user-interface-help/imp-operator>:
+/// `Eqv` is the complement of `Xor`, `Imp` is `(Not a) Or b`), with
+/// DataFusion's vectorized bitwise operators.
+fn bitwise(op: &BinaryOperator, left: Expr, lt: &DataType, right: Expr, rt: &DataType) -> Expr {
+    let (l, _) = number_operand(left, lt);
+    let (r, _) = number_operand(right, rt);
+    let not = |e: Expr| {
+        binary(
+            e,
+            Operator::BitwiseXor,
+            Expr::Literal(ScalarValue::Int64(Some(-1)), None),
+        )
+    };
+    match op {
+        BinaryOperator::And => binary(l, Operator::BitwiseAnd, r),
+        BinaryOperator::Or => binary(l, Operator::BitwiseOr, r),
+        BinaryOperator::Custom(c) if c == super::dialect::EQV => {
+            not(binary(l, Operator::BitwiseXor, r))
+        }
+        BinaryOperator::Custom(c) if c == super::dialect::IMP => {
+            binary(not(l), Operator::BitwiseOr, r)
+        }
+        _ => binary(l, Operator::BitwiseXor, r),
+    }
+}
+
 /// The operands `/` divides as Access does: numbers, Yes/No, text (a
 /// number spelt out) and Null; dates and the rest keep DataFusion's
 /// meaning.
@@ -330,6 +385,40 @@ impl ExprPlanner for AccessPlanner {
         let planned = match &op {
             BinaryOperator::Divide if divisible(&lt) && divisible(&rt) => {
                 self.divide(left, &lt, right, &rt)?
+            }
+            // And, Or, Xor, Eqv, Imp of whole numbers compare bits
+            BinaryOperator::And
+            | BinaryOperator::Or
+            | BinaryOperator::Xor
+            | BinaryOperator::Custom(_)
+                if is_logic_op(&op) && bitwise_operands(&lt, &rt) =>
+            {
+                bitwise(&op, left, &lt, right, &rt)
+            }
+            // Xor, Eqv, Imp of Yes/No by Access's three-valued tables
+            BinaryOperator::Xor if is_yes_no(&lt) && is_yes_no(&rt) => {
+                binary(left, Operator::NotEq, right)
+            }
+            BinaryOperator::Custom(c)
+                if c == super::dialect::EQV && is_yes_no(&lt) && is_yes_no(&rt) =>
+            {
+                binary(left, Operator::Eq, right)
+            }
+            BinaryOperator::Custom(c)
+                if c == super::dialect::IMP && is_yes_no(&lt) && is_yes_no(&rt) =>
+            {
+                binary(Expr::Not(Box::new(left)), Operator::Or, right)
+            }
+            // a text and a number add as numbers ("25" + 12 is 37)
+            BinaryOperator::Plus
+                if (is_text(&lt) && rt.is_numeric()) || (lt.is_numeric() && is_text(&rt)) =>
+            {
+                self.call("access_add", vec![left, right])?
+            }
+            BinaryOperator::Minus
+                if (is_text(&lt) && rt.is_numeric()) || (lt.is_numeric() && is_text(&rt)) =>
+            {
+                self.call("access_sub", vec![left, right])?
             }
             // two texts concatenate; text + Null is Null, as in Access
             BinaryOperator::Plus

@@ -41,7 +41,7 @@ pub fn measure(sql: &str) -> Vec<Shape> {
 
 /// [`measure`] reading `sql` as `dialect` does: in the Access dialect
 /// `--` starts a comment only before whitespace (`30--7` is arithmetic,
-/// and what follows it is measured).
+/// and what follows it is measured), and `Eqv` and `Imp` are operators.
 pub fn measure_in(sql: &str, dialect: SqlDialect) -> Vec<Shape> {
     let access = dialect == SqlDialect::Access;
     let mut out = Vec::new();
@@ -143,6 +143,8 @@ pub fn measure_in(sql: &str, dialect: SqlDialect) -> Vec<Shape> {
                 ]
                 .iter()
                 .any(|k| word.eq_ignore_ascii_case(k))
+                    || (access
+                        && (word.eq_ignore_ascii_case("eqv") || word.eq_ignore_ascii_case("imp")))
                 {
                     bump(&mut levels, &mut cur);
                 }
@@ -222,6 +224,10 @@ mod tests {
         // `-- ` is a comment in both
         let sql = format!("SELECT 1 -- {}\n", "(".repeat(41));
         assert_eq!(measure_in(&sql, SqlDialect::Access)[0].nesting, 0);
+        // Eqv and Imp chain like And
+        let sql = format!("SELECT a{}", " Eqv a Imp a".repeat(101));
+        assert_eq!(measure_in(&sql, SqlDialect::Access)[0].chain, 202);
+        assert_eq!(measure(&sql)[0].chain, 0);
     }
 
     #[test]

@@ -294,6 +294,106 @@ async fn integer_division_and_mod_are_unchanged() {
     }
 }
 
+/// `Xor`, `Eqv` and `Imp` follow Microsoft's three-valued tables and
+/// examples (A = 10, B = 8, C = 6, D = Null):
+/// https://learn.microsoft.com/office/vba/language/reference/user-interface-help/xor-operator,
+/// https://learn.microsoft.com/office/vba/language/reference/user-interface-help/eqv-operator,
+/// https://learn.microsoft.com/office/vba/language/reference/user-interface-help/imp-operator;
+/// they bind more loosely than the comparisons, `And` and `Or`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn xor_eqv_imp_follow_the_three_valued_tables() {
+    let s = session(SqlDialect::Access);
+    for (sql, want) in [
+        // Xor
+        ("SELECT 10 > 8 Xor 8 > 6", Some(false)),
+        ("SELECT 8 > 10 Xor 8 > 6", Some(true)),
+        ("SELECT 8 > 10 Xor 6 > 8", Some(false)),
+        ("SELECT 8 > Null Xor 10 > 8", None),
+        // Eqv
+        ("SELECT 10 > 8 Eqv 8 > 6", Some(true)),
+        ("SELECT 8 > 10 Eqv 8 > 6", Some(false)),
+        ("SELECT 10 > 8 Eqv 8 > Null", None),
+        // Imp: every row of the page's table
+        ("SELECT True Imp True", Some(true)),
+        ("SELECT True Imp False", Some(false)),
+        ("SELECT True Imp Null", None),
+        ("SELECT False Imp True", Some(true)),
+        ("SELECT False Imp False", Some(true)),
+        ("SELECT False Imp Null", Some(true)),
+        ("SELECT Null Imp True", Some(true)),
+        ("SELECT Null Imp False", None),
+        ("SELECT Null Imp Null", None),
+        // the page's examples
+        ("SELECT 10 > 8 Imp 8 > 6", Some(true)),
+        ("SELECT 10 > 8 Imp 6 > 8", Some(false)),
+        ("SELECT 8 > 10 Imp 6 > 8", Some(true)),
+        ("SELECT 8 > 10 Imp 6 > Null", Some(true)),
+        ("SELECT 6 > Null Imp 8 > 10", None),
+        // looser than Or: (True Or False) Xor True
+        ("SELECT True Or False Xor True", Some(false)),
+    ] {
+        let v = value(&s, sql).await;
+        match want {
+            Some(b) => assert_eq!(v, ScalarValue::Boolean(Some(b)), "{sql}"),
+            None => assert!(v.is_null(), "{sql}: {v:?}"),
+        }
+    }
+}
+
+/// On whole numbers `And`, `Or`, `Xor`, `Eqv` and `Imp` compare bits:
+/// `5 And 3` is 1, and the pages' examples `10 Xor 8` = 2, `10 Eqv 8` =
+/// −3, `8 Imp 10` = −1
+/// (https://learn.microsoft.com/office/vba/language/reference/user-interface-help/and-operator,
+/// https://learn.microsoft.com/office/vba/language/reference/user-interface-help/or-operator
+/// and the Xor, Eqv and Imp pages above).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logical_operators_compare_the_bits_of_whole_numbers() {
+    let s = session(SqlDialect::Access);
+    for (sql, want) in [
+        ("SELECT 5 And 3", 1),
+        ("SELECT 5 Or 3", 7),
+        ("SELECT 10 Xor 8", 2),
+        ("SELECT 10 Eqv 8", -3),
+        ("SELECT 8 Imp 10", -1),
+        // True is −1
+        ("SELECT True And 6", 6),
+    ] {
+        assert_eq!(
+            value(&s, sql).await,
+            ScalarValue::Int64(Some(want)),
+            "{sql}"
+        );
+    }
+}
+
+/// A numeric text and a number add as numbers: `"25" + 12` is 37 (the +
+/// operator page:
+/// https://learn.microsoft.com/office/vba/language/reference/user-interface-help/addition-operator,
+/// "One expression is numeric and the other a string: Add"); two texts
+/// still concatenate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_numeric_text_adds_to_a_number() {
+    let s = session(SqlDialect::Access);
+    assert_eq!(
+        double("\"25\" + 12", &value(&s, "SELECT \"25\" + 12").await),
+        37.0
+    );
+    assert_eq!(
+        double("12 + '25'", &value(&s, "SELECT 12 + '25'").await),
+        37.0
+    );
+    assert_eq!(
+        double("'25' - 12", &value(&s, "SELECT '25' - 12").await),
+        13.0
+    );
+    assert_eq!(
+        value(&s, "SELECT '25' + '12'").await,
+        ScalarValue::Utf8(Some("2512".into()))
+    );
+    let e = error(&s, "SELECT 'abc' + 12").await;
+    assert!(e.contains("type mismatch"), "{e}");
+}
+
 /// The DataFusion dialect keeps DataFusion's answers: integer division,
 /// `--` comments, BETWEEN with its bounds in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
