@@ -15,7 +15,7 @@
 //!   tables; `And`, `Or`, `Xor`, `Eqv` and `Imp` of whole numbers compare
 //!   bits (`5 And 3` is 1; True is −1).
 //! - A text and a number add and subtract as numbers (`"25" + 12` is 37).
-//! - `a / b` divides as Access does (see [`AccessPlanner::divide`]): a
+//! - `a / b` divides as Access does (see `AccessPlanner::divide`): a
 //!   Double quotient (`7/2` is 3.5, not DataFusion's integer 3), Single
 //!   for two Byte/Integer/Single operands, Decimal for a Decimal operand;
 //!   a zero divisor is an error.
