@@ -11,8 +11,14 @@
 //!   with Access's precedence: `^` binds tighter than unary minus, then
 //!   `*` `/`, then `\`, then `Mod`, then `+` `-`, then `&`, then the
 //!   comparisons.
+//! - `Xor`, `Eqv` and `Imp` bind loosest, in that order, below `Or`
+//!   (Access's precedence: `Not`, `And`, `Or`, `Xor`, `Eqv`, `Imp`);
+//!   `Eqv` and `Imp` parse as custom operators.
 //! - `Orders!OrderID` is `Orders.OrderID`.
 //! - A backslash in a string is an ordinary character.
+//! - `--` is two minus signs (`30--7` is 37: Access SQL has no comments),
+//!   except before whitespace: `-- note` stays a comment to the end of
+//!   the line, as jetsql's scripts (and `jetsql dump`) write them.
 //! - `ALTER TABLE t ALTER [COLUMN] c LONG` (a type without `TYPE`) is
 //!   `ALTER TABLE t ALTER COLUMN c TYPE LONG`.
 
@@ -24,17 +30,25 @@ use datafusion::sql::sqlparser::ast::{
 use datafusion::sql::sqlparser::dialect::{Dialect, Precedence};
 use datafusion::sql::sqlparser::keywords::Keyword;
 use datafusion::sql::sqlparser::parser::{Parser, ParserError};
-use datafusion::sql::sqlparser::tokenizer::Token;
+use datafusion::sql::sqlparser::tokenizer::{Token, Word};
 
 /// Operator name of Access's integer division (`\`) in the parsed tree.
 pub(crate) const INT_DIV: &str = "\\";
 /// Operator name of Access's `Mod` in the parsed tree.
 pub(crate) const MOD: &str = "MOD";
+/// Operator name of Access's `Eqv` (logical equivalence) in the parsed tree.
+pub(crate) const EQV: &str = "EQV";
+/// Operator name of Access's `Imp` (logical implication) in the parsed tree.
+pub(crate) const IMP: &str = "IMP";
 
 /// Precedences on sqlparser's scale (`*` is 40, `+` is 30, `&` 23, `=` 20).
 const PREC_POW: u8 = 50;
 const PREC_INT_DIV: u8 = 36;
 const PREC_MOD: u8 = 34;
+/// `Xor`, `Eqv`, `Imp`: below `Or` (5), above nothing (0).
+const PREC_XOR: u8 = 4;
+const PREC_EQV: u8 = 3;
+const PREC_IMP: u8 = 2;
 
 /// Access SQL as sqlparser reads it.
 #[derive(Debug, Default, Clone, Copy)]
@@ -56,6 +70,11 @@ impl Dialect for AccessDialect {
 
     fn supports_string_literal_backslash_escape(&self) -> bool {
         false
+    }
+
+    fn requires_single_line_comment_whitespace(&self) -> bool {
+        // `30--7` is 30 - (-7); only `-- ` (a script's comment) comments
+        true
     }
 
     fn supports_filter_during_aggregation(&self) -> bool {
@@ -96,6 +115,12 @@ impl Dialect for AccessDialect {
             Token::Word(w) if w.keyword == Keyword::MOD && w.quote_style.is_none() => {
                 Some(Ok(PREC_MOD))
             }
+            // sqlparser reads `Xor` itself, at this precedence
+            Token::Word(w) if w.keyword == Keyword::XOR && w.quote_style.is_none() => {
+                Some(Ok(PREC_XOR))
+            }
+            Token::Word(w) if is_word(w, EQV) => Some(Ok(PREC_EQV)),
+            Token::Word(w) if is_word(w, IMP) => Some(Ok(PREC_IMP)),
             Token::ExclamationMark => Some(Ok(self.prec_value(Precedence::Period))),
             _ => None,
         }
@@ -112,6 +137,8 @@ impl Dialect for AccessDialect {
             Token::Word(w) if w.keyword == Keyword::MOD && w.quote_style.is_none() => {
                 (MOD, PREC_MOD)
             }
+            Token::Word(w) if is_word(w, EQV) => (EQV, PREC_EQV),
+            Token::Word(w) if is_word(w, IMP) => (IMP, PREC_IMP),
             Token::ExclamationMark => return Some(bang_qualifier(parser, expr)),
             _ => return None,
         };
@@ -122,6 +149,11 @@ impl Dialect for AccessDialect {
             right: Box::new(right),
         }))
     }
+}
+
+/// Whether `w` is the unquoted word `name` (any case).
+fn is_word(w: &Word, name: &str) -> bool {
+    w.quote_style.is_none() && w.value.eq_ignore_ascii_case(name)
 }
 
 /// `Table!Column`: the bang qualifier of Access, the same as a dot.
@@ -296,5 +328,50 @@ mod tests {
         }
         assert!(Parser::parse_sql(&AccessDialect, "ALTER TABLE t ALTER COLUMN c").is_err());
         assert!(Parser::parse_sql(&AccessDialect, "ALTER TABLE t ALTER COLUMN c LONG x").is_err());
+    }
+
+    #[test]
+    fn xor_eqv_imp_bind_below_or() {
+        assert_eq!(parse("SELECT a > b Xor b > c"), "SELECT a > b XOR b > c");
+        let e = |sql: &str| match Parser::parse_sql(&AccessDialect, sql).unwrap().remove(0) {
+            Statement::Query(q) => match *q.body {
+                datafusion::sql::sqlparser::ast::SetExpr::Select(s) => match &s.projection[0] {
+                    datafusion::sql::sqlparser::ast::SelectItem::UnnamedExpr(e) => e.clone(),
+                    other => panic!("{other:?}"),
+                },
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        };
+        // a Or b Xor c Eqv d Imp e = (((a Or b) Xor c) Eqv d) Imp e
+        let Expr::BinaryOp { left, op, .. } = e("SELECT a Or b Xor c eqv d IMP e") else {
+            panic!()
+        };
+        assert_eq!(op, BinaryOperator::Custom(IMP.into()));
+        let Expr::BinaryOp { left, op, .. } = *left else {
+            panic!()
+        };
+        assert_eq!(op, BinaryOperator::Custom(EQV.into()));
+        let Expr::BinaryOp { left, op, .. } = *left else {
+            panic!()
+        };
+        assert_eq!(op, BinaryOperator::Xor);
+        assert!(matches!(
+            *left,
+            Expr::BinaryOp {
+                op: BinaryOperator::Or,
+                ..
+            }
+        ));
+        // a name spelt Imp in brackets is a name
+        assert_eq!(parse("SELECT [Imp] FROM t"), "SELECT [Imp] FROM t");
+    }
+
+    #[test]
+    fn double_minus_is_two_minus_signs_unless_a_comment_follows() {
+        assert_eq!(parse("SELECT 30--7"), "SELECT 30 - -7");
+        assert_eq!(parse("SELECT 30---7"), "SELECT 30 - --7");
+        assert_eq!(parse("SELECT 30 -- note\n- 7"), "SELECT 30 - 7");
+        assert_eq!(parse("-- a script\nSELECT 2"), "SELECT 2");
     }
 }

@@ -11,6 +11,14 @@
 //! - Text comparisons (`=`, `<>`, `<`, …) ignore ASCII case and trailing
 //!   spaces, as Access's do (see [`TextFold`]).
 //! - Yes/No in arithmetic is −1 or 0 (True is −1 in Access).
+//! - `Xor`, `Eqv` and `Imp` of Yes/No follow Access's three-valued
+//!   tables; `And`, `Or`, `Xor`, `Eqv` and `Imp` of whole numbers compare
+//!   bits (`5 And 3` is 1; True is −1).
+//! - A text and a number add and subtract as numbers (`"25" + 12` is 37).
+//! - `a / b` divides as Access does (see `AccessPlanner::divide`): a
+//!   Double quotient (`7/2` is 3.5, not DataFusion's integer 3), Single
+//!   for two Byte/Integer/Single operands, Decimal for a Decimal operand;
+//!   a zero divisor is an error.
 
 use datafusion::arrow::array::{ArrayRef, StringArray};
 use datafusion::arrow::datatypes::DataType;
@@ -173,6 +181,47 @@ impl AccessPlanner {
     fn folded(&self, e: Expr) -> Expr {
         Expr::ScalarFunction(ScalarFunction::new_udf(self.fold.clone(), vec![e]))
     }
+
+    /// `a / b` as Microsoft's "/ operator" page
+    /// (<https://learn.microsoft.com/office/vba/language/reference/user-interface-help/forwardslash-operator>)
+    /// has it: Null when either operand is Null; Decimal when either is a
+    /// Decimal ([`is_access_decimal`]); Single when both are Byte,
+    /// Integer or Single; otherwise Double (a literal with a decimal point
+    /// is a Double in Access, a Currency divides as Double); a zero
+    /// divisor is an error. A non-zero constant divisor divides with
+    /// DataFusion's own operator on Doubles (the same IEEE quotient,
+    /// vectorized, folded when both sides are constants); any other goes
+    /// through `access_div`, which refuses a zero divisor.
+    fn divide(&self, left: Expr, lt: &DataType, right: Expr, rt: &DataType) -> Result<Expr> {
+        let (left, lt) = number_operand(left, lt);
+        let (right, rt) = number_operand(right, rt);
+        if is_access_decimal(&left, &lt) || is_access_decimal(&right, &rt) {
+            return self.call("access_div", vec![left, right]);
+        }
+        if is_single_operand(&lt) && is_single_operand(&rt) {
+            return self.call(
+                "access_div",
+                vec![
+                    cast_to(left, &lt, DataType::Float32),
+                    cast_to(right, &rt, DataType::Float32),
+                ],
+            );
+        }
+        // text stays text: access_div reads it as a number, as Access does
+        let double = |e: Expr, t: &DataType| {
+            if is_text(t) {
+                e
+            } else {
+                cast_to(e, t, DataType::Float64)
+            }
+        };
+        let constant_divisor = is_nonzero_constant(&right) && !is_text(&lt);
+        let (l, r) = (double(left, &lt), double(right, &rt));
+        if constant_divisor {
+            return Ok(binary(l, Operator::Divide, r));
+        }
+        self.call("access_div", vec![l, r])
+    }
 }
 
 fn is_text(t: &DataType) -> bool {
@@ -192,6 +241,116 @@ fn yes_no_number(e: Expr) -> Expr {
         Box::new(e),
         DataType::Int32,
     ))))
+}
+
+/// Access's logical operators that also compare bits: `And`, `Or`,
+/// `Xor`, `Eqv`, `Imp`.
+fn is_logic_op(op: &BinaryOperator) -> bool {
+    match op {
+        BinaryOperator::And | BinaryOperator::Or | BinaryOperator::Xor => true,
+        BinaryOperator::Custom(c) => c == super::dialect::EQV || c == super::dialect::IMP,
+        _ => false,
+    }
+}
+
+/// Yes/No or Null: an operand of the three-valued tables.
+fn is_yes_no(t: &DataType) -> bool {
+    matches!(t, DataType::Boolean | DataType::Null)
+}
+
+/// Operands the logical operators compare bit by bit: a whole number,
+/// with a whole number, Yes/No (True is −1) or Null.
+fn bitwise_operands(lt: &DataType, rt: &DataType) -> bool {
+    (lt.is_integer() || rt.is_integer())
+        && (lt.is_integer() || is_yes_no(lt))
+        && (rt.is_integer() || is_yes_no(rt))
+}
+
+/// `a And b`, `Or`, `Xor`, `Eqv`, `Imp` of whole numbers, bit by bit
+/// (Microsoft's pages of each operator, e.g.
+/// <https://learn.microsoft.com/office/vba/language/reference/user-interface-help/imp-operator>:
+/// `Eqv` is the complement of `Xor`, `Imp` is `(Not a) Or b`), with
+/// DataFusion's vectorized bitwise operators.
+fn bitwise(op: &BinaryOperator, left: Expr, lt: &DataType, right: Expr, rt: &DataType) -> Expr {
+    let (l, _) = number_operand(left, lt);
+    let (r, _) = number_operand(right, rt);
+    let not = |e: Expr| {
+        binary(
+            e,
+            Operator::BitwiseXor,
+            Expr::Literal(ScalarValue::Int64(Some(-1)), None),
+        )
+    };
+    match op {
+        BinaryOperator::And => binary(l, Operator::BitwiseAnd, r),
+        BinaryOperator::Or => binary(l, Operator::BitwiseOr, r),
+        BinaryOperator::Custom(c) if c == super::dialect::EQV => {
+            not(binary(l, Operator::BitwiseXor, r))
+        }
+        BinaryOperator::Custom(c) if c == super::dialect::IMP => {
+            binary(not(l), Operator::BitwiseOr, r)
+        }
+        _ => binary(l, Operator::BitwiseXor, r),
+    }
+}
+
+/// The operands `/` divides as Access does: numbers, Yes/No, text (a
+/// number spelt out) and Null; dates and the rest keep DataFusion's
+/// meaning.
+fn divisible(t: &DataType) -> bool {
+    t.is_numeric() || is_text(t) || matches!(t, DataType::Null | DataType::Boolean)
+}
+
+/// An operand of arithmetic with Yes/No read as Access's number.
+fn number_operand(e: Expr, t: &DataType) -> (Expr, DataType) {
+    if *t == DataType::Boolean {
+        (yes_no_number(e), DataType::Int32)
+    } else {
+        (e, t.clone())
+    }
+}
+
+/// Byte, Integer and Single: two of them divide as Single.
+fn is_single_operand(t: &DataType) -> bool {
+    matches!(t, DataType::UInt8 | DataType::Int16 | DataType::Float32)
+}
+
+/// Whether `e` (of type `t`) is an Access Decimal: a Numeric column (Jet's
+/// Decimal, Arrow Decimal128 of at most 28 digits) or a `CDec` call.
+/// Currency columns are Decimal128(19, 4) too, and nothing else tells
+/// them apart, so that type is taken for Currency (a Numeric(19, 4)
+/// column divides as Double); decimal literals (Doubles in Access) and
+/// the decimals DataFusion computes from Currency (sums, products) are
+/// not Decimals either.
+fn is_access_decimal(e: &Expr, t: &DataType) -> bool {
+    let DataType::Decimal128(p, s) = t else {
+        return false;
+    };
+    match e {
+        Expr::Column(_) => *p <= 28 && (*p, *s) != (19, 4),
+        Expr::ScalarFunction(f) => f.func.name() == "cdec",
+        _ => false,
+    }
+}
+
+/// A numeric constant other than zero (a divisor that cannot fail).
+fn is_nonzero_constant(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(v, _) if v.data_type().is_numeric() => matches!(
+            v.cast_to(&DataType::Float64),
+            Ok(ScalarValue::Float64(Some(f))) if f != 0.0 && f.is_finite()
+        ),
+        _ => false,
+    }
+}
+
+/// `e` (of type `t`) as `to`, cast when it is not already.
+fn cast_to(e: Expr, t: &DataType, to: DataType) -> Expr {
+    if *t == to {
+        e
+    } else {
+        Expr::Cast(Cast::new(Box::new(e), to))
+    }
 }
 
 fn binary(l: Expr, op: Operator, r: Expr) -> Expr {
@@ -224,6 +383,43 @@ impl ExprPlanner for AccessPlanner {
             return Ok(PlannerResult::Original(RawBinaryExpr { op, left, right }));
         };
         let planned = match &op {
+            BinaryOperator::Divide if divisible(&lt) && divisible(&rt) => {
+                self.divide(left, &lt, right, &rt)?
+            }
+            // And, Or, Xor, Eqv, Imp of whole numbers compare bits
+            BinaryOperator::And
+            | BinaryOperator::Or
+            | BinaryOperator::Xor
+            | BinaryOperator::Custom(_)
+                if is_logic_op(&op) && bitwise_operands(&lt, &rt) =>
+            {
+                bitwise(&op, left, &lt, right, &rt)
+            }
+            // Xor, Eqv, Imp of Yes/No by Access's three-valued tables
+            BinaryOperator::Xor if is_yes_no(&lt) && is_yes_no(&rt) => {
+                binary(left, Operator::NotEq, right)
+            }
+            BinaryOperator::Custom(c)
+                if c == super::dialect::EQV && is_yes_no(&lt) && is_yes_no(&rt) =>
+            {
+                binary(left, Operator::Eq, right)
+            }
+            BinaryOperator::Custom(c)
+                if c == super::dialect::IMP && is_yes_no(&lt) && is_yes_no(&rt) =>
+            {
+                binary(Expr::Not(Box::new(left)), Operator::Or, right)
+            }
+            // a text and a number add as numbers ("25" + 12 is 37)
+            BinaryOperator::Plus
+                if (is_text(&lt) && rt.is_numeric()) || (lt.is_numeric() && is_text(&rt)) =>
+            {
+                self.call("access_add", vec![left, right])?
+            }
+            BinaryOperator::Minus
+                if (is_text(&lt) && rt.is_numeric()) || (lt.is_numeric() && is_text(&rt)) =>
+            {
+                self.call("access_sub", vec![left, right])?
+            }
             // two texts concatenate; text + Null is Null, as in Access
             BinaryOperator::Plus
                 if (is_text(&lt) || lt == DataType::Null)

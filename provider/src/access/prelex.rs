@@ -36,7 +36,8 @@ enum Tok {
 }
 
 /// Top-level tokens: (kind, start, end). Strings, bracketed and quoted
-/// names, `#dates#` and comments are single `Other` tokens.
+/// names, `#dates#` and comments (`-- ` to the end of the line, `/* */`)
+/// are single `Other` tokens.
 fn tokens(s: &str) -> Vec<(Tok, usize, usize)> {
     let b = s.as_bytes();
     let mut out = Vec::new();
@@ -68,7 +69,11 @@ fn tokens(s: &str) -> Vec<(Tok, usize, usize)> {
                 i = until(i + 1, b']');
                 Tok::Other
             }
-            b'-' if b.get(i + 1) == Some(&b'-') => {
+            // `--` comments only before whitespace, as the Access dialect
+            // tokenizes (`30--7` is 30 - (-7))
+            b'-' if b.get(i + 1) == Some(&b'-')
+                && s[i + 2..].chars().next().is_some_and(char::is_whitespace) =>
+            {
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
                 }
@@ -333,6 +338,15 @@ mod tests {
         assert_eq!(p[0].text, "SELECT ';' FROM [a;b]");
         assert_eq!(p[1].text.trim(), "SELECT 2");
         assert_eq!(p[1].offset, 22);
+    }
+
+    #[test]
+    fn double_minus_before_a_semicolon_is_no_comment() {
+        // `--7` is two minus signs: the `;` after it ends the statement
+        let p = split("SELECT 30--7; SELECT 2 -- a note; not a statement\n");
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].text, "SELECT 30--7");
+        assert_eq!(p[1].text.trim(), "SELECT 2 -- a note; not a statement");
     }
 
     #[test]

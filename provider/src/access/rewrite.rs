@@ -11,6 +11,9 @@
 //!
 //! These three apply only when every table of the statement is known
 //! (not for files or table functions, whose columns are not).
+//!
+//! - `x Between a And b` takes its bounds in either order, as Access does
+//!   (see [`either_order`]).
 
 use super::ast;
 use super::like::{LikePlan, translate};
@@ -18,9 +21,10 @@ use super::names::{Columns, resolve_expr};
 use super::params::Params;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::error::{DataFusionError, Result};
+use datafusion::sql::sqlparser::ast::helpers::attached_token::AttachedToken;
 use datafusion::sql::sqlparser::ast::{
-    BinaryOperator, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
-    UnaryOperator, Value, ValueWithSpan, VisitorMut,
+    BinaryOperator, CaseWhen, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments,
+    Ident, UnaryOperator, Value, ValueWithSpan, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -190,6 +194,83 @@ impl Exprs<'_> {
     }
 }
 
+/// `x [Not] Between a And b` with the bounds in either order: Access
+/// answers True for `5 Between 10 And 1`, and Null when `x`, `a` or `b`
+/// is Null ("Between...And operator",
+/// <https://learn.microsoft.com/office/vba/access/concepts/miscellaneous/between-and-operator>).
+/// Written as `CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE x [NOT]
+/// BETWEEN least(a, b) AND greatest(a, b) END`; constant bounds fold
+/// back to a plain range, so an index seek on `x` stays. The bounds are
+/// copied, so only small ones are ([`small_bound`]); a Between whose
+/// bounds are subqueries or hold another Between keeps its order.
+fn either_order(e: &mut Expr) {
+    let Expr::Between {
+        expr,
+        negated,
+        low,
+        high,
+    } = e
+    else {
+        return;
+    };
+    if !small_bound(low, 0) || !small_bound(high, 0) {
+        return;
+    }
+    let (a, b) = ((**low).clone(), (**high).clone());
+    let null_bound = Expr::BinaryOp {
+        left: Box::new(Expr::IsNull(Box::new(a.clone()))),
+        op: BinaryOperator::Or,
+        right: Box::new(Expr::IsNull(Box::new(b.clone()))),
+    };
+    let between = Expr::Between {
+        expr: Box::new(std::mem::replace(expr.as_mut(), ast::null())),
+        negated: *negated,
+        low: Box::new(ast::call("least", vec![a.clone(), b.clone()])),
+        high: Box::new(ast::call("greatest", vec![a, b])),
+    };
+    *e = Expr::Case {
+        case_token: AttachedToken::empty(),
+        end_token: AttachedToken::empty(),
+        operand: None,
+        conditions: vec![CaseWhen {
+            condition: null_bound,
+            result: ast::null(),
+        }],
+        else_result: Some(Box::new(between)),
+    };
+}
+
+/// A bound [`either_order`] may copy: literals, names, and operators,
+/// casts and plain calls over them, a few levels deep (no subqueries, no
+/// CASE, so no rewritten Between).
+fn small_bound(e: &Expr, depth: usize) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    match e {
+        Expr::Value(_) | Expr::Identifier(_) | Expr::CompoundIdentifier(_) => true,
+        Expr::Nested(x) | Expr::UnaryOp { expr: x, .. } | Expr::Cast { expr: x, .. } => {
+            small_bound(x, depth + 1)
+        }
+        Expr::BinaryOp { left, right, .. } => {
+            small_bound(left, depth + 1) && small_bound(right, depth + 1)
+        }
+        Expr::Function(f) => match &f.args {
+            FunctionArguments::None => true,
+            FunctionArguments::List(list) => {
+                f.over.is_none()
+                    && f.filter.is_none()
+                    && list.args.iter().all(|a| {
+                        matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Expr(x))
+                            if small_bound(x, depth + 1))
+                    })
+            }
+            FunctionArguments::Subquery(_) => false,
+        },
+        _ => false,
+    }
+}
+
 fn is_string(e: &Expr) -> bool {
     matches!(
         e,
@@ -223,6 +304,7 @@ impl VisitorMut for Exprs<'_> {
         if self.access {
             self.like(e);
             self.fold_text_lists(e);
+            either_order(e);
         }
         ControlFlow::Continue(())
     }
@@ -310,5 +392,41 @@ impl VisitorMut for DomainAggregates {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::sql::sqlparser::parser::Parser;
+
+    fn either_order_of(sql: &str) -> String {
+        let mut e = Parser::new(&crate::access::AccessDialect)
+            .try_with_sql(sql)
+            .and_then(|mut p| p.parse_expr())
+            .unwrap();
+        either_order(&mut e);
+        e.to_string()
+    }
+
+    #[test]
+    fn between_takes_its_bounds_in_either_order() {
+        let s = either_order_of("x BETWEEN 10 AND 1");
+        assert!(s.starts_with("CASE"), "{s}");
+        assert!(s.contains("10 IS NULL OR 1 IS NULL"), "{s}");
+        assert!(
+            s.contains("x BETWEEN least(10, 1) AND greatest(10, 1)"),
+            "{s}"
+        );
+        let s = either_order_of("x NOT BETWEEN a AND b");
+        assert!(
+            s.contains("x NOT BETWEEN least(a, b) AND greatest(a, b)"),
+            "{s}"
+        );
+        // a subquery bound is not copied: the Between keeps its order
+        assert_eq!(
+            either_order_of("x BETWEEN (SELECT 1) AND 2"),
+            "x BETWEEN (SELECT 1) AND 2"
+        );
     }
 }

@@ -5,6 +5,7 @@
 //! planning and dropping a statement recurse over its tree; these limits
 //! keep every tree small enough to answer within seconds on any thread.
 
+use crate::access::SqlDialect;
 use datafusion::error::{DataFusionError, Result};
 
 /// Deepest nesting of parentheses a statement may have.
@@ -35,6 +36,14 @@ pub struct Shape {
 /// Measures every statement of `sql` (split at `;` outside quotes) and
 /// returns the largest of each measure.
 pub fn measure(sql: &str) -> Vec<Shape> {
+    measure_in(sql, SqlDialect::DataFusion)
+}
+
+/// [`measure`] reading `sql` as `dialect` does: in the Access dialect
+/// `--` starts a comment only before whitespace (`30--7` is arithmetic,
+/// and what follows it is measured), and `Eqv` and `Imp` are operators.
+pub fn measure_in(sql: &str, dialect: SqlDialect) -> Vec<Shape> {
+    let access = dialect == SqlDialect::Access;
     let mut out = Vec::new();
     let mut cur = Shape::default();
     // operator counts, one per open parenthesis level
@@ -67,7 +76,9 @@ pub fn measure(sql: &str) -> Vec<Shape> {
                 i += 1;
                 continue;
             }
-            b'-' if b.get(i + 1) == Some(&b'-') => {
+            b'-' if b.get(i + 1) == Some(&b'-')
+                && (!access || sql[i + 2..].chars().next().is_some_and(char::is_whitespace)) =>
+            {
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
                 }
@@ -132,6 +143,8 @@ pub fn measure(sql: &str) -> Vec<Shape> {
                 ]
                 .iter()
                 .any(|k| word.eq_ignore_ascii_case(k))
+                    || (access
+                        && (word.eq_ignore_ascii_case("eqv") || word.eq_ignore_ascii_case("imp")))
                 {
                     bump(&mut levels, &mut cur);
                 }
@@ -149,7 +162,12 @@ pub fn measure(sql: &str) -> Vec<Shape> {
 /// [`MAX_CHAIN`] or [`MAX_SELECTS`]; the error names the measure, its
 /// value and the limit.
 pub fn check(sql: &str) -> Result<()> {
-    for s in measure(sql) {
+    check_in(sql, SqlDialect::DataFusion)
+}
+
+/// [`check`] reading `sql` as `dialect` does (see [`measure_in`]).
+pub fn check_in(sql: &str, dialect: SqlDialect) -> Result<()> {
+    for s in measure_in(sql, dialect) {
         if s.nesting > MAX_NESTING {
             return Err(too(format!(
                 "statement too deeply nested: {} levels of parentheses, the limit is {MAX_NESTING}",
@@ -194,6 +212,22 @@ mod tests {
         assert_eq!(s.len(), 2);
         assert_eq!((s[0].chain, s[0].selects), (1, 2));
         assert_eq!((s[1].nesting, s[1].chain, s[1].selects), (0, 0, 1));
+    }
+
+    #[test]
+    fn access_double_minus_is_measured_as_operators() {
+        // `--(` in Access is two minus signs and a parenthesis, not a comment
+        let sql = format!("SELECT 1--{}1{}", "(".repeat(41), ")".repeat(41));
+        assert_eq!(measure(&sql)[0].nesting, 0);
+        assert_eq!(measure_in(&sql, SqlDialect::Access)[0].nesting, 41);
+        assert!(check_in(&sql, SqlDialect::Access).is_err());
+        // `-- ` is a comment in both
+        let sql = format!("SELECT 1 -- {}\n", "(".repeat(41));
+        assert_eq!(measure_in(&sql, SqlDialect::Access)[0].nesting, 0);
+        // Eqv and Imp chain like And
+        let sql = format!("SELECT a{}", " Eqv a Imp a".repeat(101));
+        assert_eq!(measure_in(&sql, SqlDialect::Access)[0].chain, 202);
+        assert_eq!(measure(&sql)[0].chain, 0);
     }
 
     #[test]

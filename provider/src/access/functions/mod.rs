@@ -3,7 +3,8 @@
 //! math, date, Format, choice functions), Access's own aggregates (First,
 //! Last, StDev, StDevP, Var, VarP) and the functions Access operators
 //! are rewritten to (`access_concat`, `access_like`, `access_mod`,
-//! `access_intdiv`, `access_pow`, `access_add`, `access_sub`).
+//! `access_intdiv`, `access_pow`, `access_div`, `access_add`,
+//! `access_sub`).
 //!
 //! Each function is registered under its Access name in lower case
 //! (`iif`, `mid`, `datediff`), `$` variants as aliases (`left$`). They
@@ -147,7 +148,8 @@ mod registry_tests {
             cvar abs int fix round sgn sqr exp log atn sin cos tan rnd date time now timer year \
             month day hour minute second weekday weekdayname monthname dateadd datediff datepart \
             dateserial timeserial datevalue timevalue first last stdev stdevp var varp \
-            access_concat access_like access_mod access_intdiv access_pow access_add access_sub \
+            access_concat access_like access_mod access_intdiv access_pow access_div access_add \
+            access_sub \
             left$ right$ mid$ format$ ucase$ lcase$ trim$ chr$ str$";
         for w in wanted.split_whitespace() {
             assert!(names.contains(w), "{w} is missing");

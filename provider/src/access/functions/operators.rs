@@ -1,7 +1,8 @@
 //! The functions Access operators are rewritten to: `access_concat` (&),
 //! `access_like` (Like), `access_mod` (Mod), `access_intdiv` (\),
 //! `access_pow` (^), `access_add` (+) and `access_sub` (−) with Access's
-//! Date/Time arithmetic.
+//! Date/Time arithmetic, and `access_div` (/) where the divisor may be
+//! zero.
 
 use super::like::LikePattern;
 use super::types::{common, date_type};
@@ -9,7 +10,7 @@ use super::udf::{AccessScalar, Call, NULL_ANY, NULL_NONE};
 use super::value::{
     Value, check_date, micros_to_serial, serial_to_micros, to_f64, to_i64, to_text,
 };
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, i256};
 use datafusion::error::Result;
 
 /// `a & b`: text of both, Null as empty; Null only when both are Null.
@@ -74,6 +75,124 @@ fn pow(c: &Call) -> Result<Value> {
         });
     }
     Ok(Value::Double(r))
+}
+
+/// The result type of `a / b` (after the planner's casts, see
+/// [`crate::access::planner`]): Decimal when either operand is a Decimal,
+/// Single when both are Single (the planner casts Byte and Integer
+/// operands to Single when both are such), otherwise Double, as
+/// Microsoft's "/ operator" page has it.
+fn div_type(t: &[DataType]) -> Result<DataType> {
+    let (a, b) = (&t[0], &t[1]);
+    Ok(
+        if matches!(a, DataType::Decimal128(..)) || matches!(b, DataType::Decimal128(..)) {
+            DataType::Decimal128(38, div_scale(a, b))
+        } else if *a == DataType::Float32 && *b == DataType::Float32 {
+            DataType::Float32
+        } else {
+            DataType::Float64
+        },
+    )
+}
+
+/// The (precision, scale) an operand of a Decimal division is taken to
+/// have: its own for a Decimal, a BigInt's 19 digits for an integer, and
+/// for anything else (a Double, text) CDec's Decimal(38, 10).
+fn digits(t: &DataType) -> (i32, i32) {
+    match t {
+        DataType::Decimal128(p, s) => (i32::from(*p), i32::from(*s)),
+        DataType::Int64 | DataType::Boolean => (19, 0),
+        _ => (38, 10),
+    }
+}
+
+/// The scale of a Decimal quotient: as many places as Decimal128(38) has
+/// room for beside the quotient's whole digits (at most the dividend's
+/// whole digits plus the divisor's places), between 10 (CDec's scale) and
+/// 28 (Access's Decimal's most).
+fn div_scale(a: &DataType, b: &DataType) -> i8 {
+    let (pa, sa) = digits(a);
+    let (_, sb) = digits(b);
+    let whole = pa - sa + sb;
+    (38 - whole).clamp(10, 28) as i8
+}
+
+/// A Decimal or whole-number operand as (unscaled value, scale).
+fn exact(v: &Value) -> Option<(i128, i8)> {
+    match v {
+        Value::Decimal(u, s) => Some((*u, *s)),
+        Value::Int(i) => Some((i128::from(*i), 0)),
+        Value::Bool(b) => Some((if *b { -1 } else { 0 }, 0)),
+        _ => None,
+    }
+}
+
+/// `a / b` at scale `s`, rounded half to even (as Access rounds a
+/// Decimal); `None` when `b` is zero or the quotient has no room in
+/// Decimal128(38).
+fn decimal_quotient((a, sa): (i128, i8), (b, sb): (i128, i8), s: i8) -> Option<i128> {
+    // a·10^−sa / (b·10^−sb) at scale s is a·10^(s + sb − sa) / b
+    let shift = i32::from(s) + i32::from(sb) - i32::from(sa);
+    let ten = i256::from_i128(10);
+    let mut n = i256::from_i128(a).checked_abs()?;
+    let mut d = i256::from_i128(b).checked_abs()?;
+    if shift >= 0 {
+        n = n.checked_mul(ten.checked_pow(shift as u32)?)?;
+    } else {
+        d = d.checked_mul(ten.checked_pow((-shift) as u32)?)?;
+    }
+    let mut q = n.checked_div(d)?;
+    let r = n.checked_rem(d)?;
+    let twice = r.checked_mul(i256::from_i128(2))?;
+    if twice > d || (twice == d && q.checked_rem(i256::from_i128(2))? != i256::ZERO) {
+        q = q.checked_add(i256::ONE)?;
+    }
+    let q = q.to_i128()?;
+    let q = if (a < 0) != (b < 0) { -q } else { q };
+    (q.abs() < 10i128.pow(38)).then_some(q)
+}
+
+/// `a / b`: a zero divisor is an error ("Division by zero"), as in
+/// Access; Decimals and whole numbers divide exactly (rounded at the
+/// result's scale), Singles in Single, everything else in Double.
+fn div(c: &Call) -> Result<Value> {
+    let y = c.num(1, "Divisor")?;
+    if y == 0.0 {
+        return Err(c.err("Division by zero"));
+    }
+    match c.ret {
+        DataType::Decimal128(_, s) => {
+            if let (Some(a), Some(b)) = (exact(c.arg(0)), exact(c.arg(1))) {
+                return decimal_quotient(a, b, *s)
+                    .map(|u| Value::Decimal(u, *s))
+                    .ok_or_else(|| c.err("overflow"));
+            }
+            // a Double or text operand: the Double quotient, which the
+            // result builder reads to 15 digits as Access converts it
+            let q = c.num(0, "Dividend")? / y;
+            if q.is_finite() {
+                Ok(Value::Double(q))
+            } else {
+                Err(c.err("overflow"))
+            }
+        }
+        DataType::Float32 => {
+            let q = c.num(0, "Dividend")? as f32 / y as f32;
+            if q.is_finite() {
+                Ok(Value::Single(q))
+            } else {
+                Err(c.err("overflow"))
+            }
+        }
+        _ => {
+            let q = c.num(0, "Dividend")? / y;
+            if q.is_finite() {
+                Ok(Value::Double(q))
+            } else {
+                Err(c.err("overflow"))
+            }
+        }
+    }
 }
 
 fn is_date(t: &DataType) -> bool {
@@ -188,7 +307,47 @@ pub fn functions() -> Vec<AccessScalar> {
         AccessScalar::new("access_mod", 2, 2, int64, modulo).titled("Mod"),
         AccessScalar::new("access_intdiv", 2, 2, int64, intdiv).titled("\\"),
         AccessScalar::new("access_pow", 2, 2, float64, pow).titled("^"),
+        AccessScalar::new("access_div", 2, 2, div_type, div).titled("/"),
         AccessScalar::new("access_add", 2, 2, add_type, add).titled("+"),
         AccessScalar::new("access_sub", 2, 2, sub_type, sub).titled("-"),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_quotients_round_half_to_even_at_the_scale() {
+        // 1 / 3 at scale 4
+        assert_eq!(decimal_quotient((1, 0), (3, 0), 4), Some(3333));
+        // 2.5 / 2 = 1.25 → 1.2 at scale 1 (half to even), −1.2 likewise
+        assert_eq!(decimal_quotient((25, 1), (2, 0), 1), Some(12));
+        assert_eq!(decimal_quotient((-25, 1), (2, 0), 1), Some(-12));
+        // 3.5 / 1 → 4 at scale 0; 10.00 / −0.4 = −25
+        assert_eq!(decimal_quotient((35, 1), (1, 0), 0), Some(4));
+        assert_eq!(decimal_quotient((1000, 2), (-4, 1), 2), Some(-2500));
+        // no room in Decimal128(38)
+        assert_eq!(decimal_quotient((10i128.pow(30), 0), (1, 10), 10), None);
+        assert_eq!(decimal_quotient((1, 0), (0, 0), 4), None);
+    }
+
+    #[test]
+    fn division_types_follow_the_operands() {
+        use DataType::*;
+        assert_eq!(div_type(&[Int64, Int64]).unwrap(), Float64);
+        assert_eq!(div_type(&[Float32, Float32]).unwrap(), Float32);
+        assert_eq!(div_type(&[Float32, Float64]).unwrap(), Float64);
+        assert_eq!(div_type(&[Utf8, Int64]).unwrap(), Float64);
+        // Numeric(18, 2) / Long: 16 whole digits, 22 places
+        assert_eq!(
+            div_type(&[Decimal128(18, 2), Int64]).unwrap(),
+            Decimal128(38, 22)
+        );
+        // CDec's Decimal(38, 10) keeps 10 places
+        assert_eq!(
+            div_type(&[Decimal128(38, 10), Float64]).unwrap(),
+            Decimal128(38, 10)
+        );
+    }
 }
