@@ -5,7 +5,6 @@
 //! planning and dropping a statement recurse over its tree; these limits
 //! keep every tree small enough to answer within seconds on any thread.
 
-use crate::access::SqlDialect;
 use datafusion::error::{DataFusionError, Result};
 
 /// Deepest nesting of parentheses a statement may have.
@@ -33,17 +32,29 @@ pub struct Shape {
     pub selects: usize,
 }
 
+/// How the text of a statement is read: as Access SQL or as DataFusion's
+/// SQL (the session's dialect; this module names its own so that it does
+/// not import the Access front end).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Access SQL: `--` starts a comment only before whitespace, `Eqv`
+    /// and `Imp` are operators.
+    Access,
+    /// DataFusion's SQL.
+    DataFusion,
+}
+
 /// Measures every statement of `sql` (split at `;` outside quotes) and
 /// returns the largest of each measure.
 pub fn measure(sql: &str) -> Vec<Shape> {
-    measure_in(sql, SqlDialect::DataFusion)
+    measure_in(sql, Reading::DataFusion)
 }
 
-/// [`measure`] reading `sql` as `dialect` does: in the Access dialect
+/// [`measure`] reading `sql` as `reading` says: in the Access dialect
 /// `--` starts a comment only before whitespace (`30--7` is arithmetic,
 /// and what follows it is measured), and `Eqv` and `Imp` are operators.
-pub fn measure_in(sql: &str, dialect: SqlDialect) -> Vec<Shape> {
-    let access = dialect == SqlDialect::Access;
+pub fn measure_in(sql: &str, reading: Reading) -> Vec<Shape> {
+    let access = reading == Reading::Access;
     let mut out = Vec::new();
     let mut cur = Shape::default();
     // operator counts, one per open parenthesis level
@@ -162,12 +173,12 @@ pub fn measure_in(sql: &str, dialect: SqlDialect) -> Vec<Shape> {
 /// [`MAX_CHAIN`] or [`MAX_SELECTS`]; the error names the measure, its
 /// value and the limit.
 pub fn check(sql: &str) -> Result<()> {
-    check_in(sql, SqlDialect::DataFusion)
+    check_in(sql, Reading::DataFusion)
 }
 
-/// [`check`] reading `sql` as `dialect` does (see [`measure_in`]).
-pub fn check_in(sql: &str, dialect: SqlDialect) -> Result<()> {
-    for s in measure_in(sql, dialect) {
+/// [`check`] reading `sql` as `reading` says (see [`measure_in`]).
+pub fn check_in(sql: &str, reading: Reading) -> Result<()> {
+    for s in measure_in(sql, reading) {
         if s.nesting > MAX_NESTING {
             return Err(too(format!(
                 "statement too deeply nested: {} levels of parentheses, the limit is {MAX_NESTING}",
@@ -219,14 +230,14 @@ mod tests {
         // `--(` in Access is two minus signs and a parenthesis, not a comment
         let sql = format!("SELECT 1--{}1{}", "(".repeat(41), ")".repeat(41));
         assert_eq!(measure(&sql)[0].nesting, 0);
-        assert_eq!(measure_in(&sql, SqlDialect::Access)[0].nesting, 41);
-        assert!(check_in(&sql, SqlDialect::Access).is_err());
+        assert_eq!(measure_in(&sql, Reading::Access)[0].nesting, 41);
+        assert!(check_in(&sql, Reading::Access).is_err());
         // `-- ` is a comment in both
         let sql = format!("SELECT 1 -- {}\n", "(".repeat(41));
-        assert_eq!(measure_in(&sql, SqlDialect::Access)[0].nesting, 0);
+        assert_eq!(measure_in(&sql, Reading::Access)[0].nesting, 0);
         // Eqv and Imp chain like And
         let sql = format!("SELECT a{}", " Eqv a Imp a".repeat(101));
-        assert_eq!(measure_in(&sql, SqlDialect::Access)[0].chain, 202);
+        assert_eq!(measure_in(&sql, Reading::Access)[0].chain, 202);
         assert_eq!(measure(&sql)[0].chain, 0);
     }
 

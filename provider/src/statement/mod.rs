@@ -321,7 +321,12 @@ impl JetSession {
     /// TABLE` are checked against the open databases
     /// ([`crate::frontdoor::copy`]).
     async fn parse(&self, sql: &str) -> Result<Vec<DFStatement>> {
-        crate::frontdoor::shape::check_in(sql, self.dialect())?;
+        use crate::frontdoor::shape::{Reading, check_in};
+        let reading = match self.dialect() {
+            SqlDialect::Access => Reading::Access,
+            SqlDialect::DataFusion => Reading::DataFusion,
+        };
+        check_in(sql, reading)?;
         let mut statements = self.parse_checked(sql).await?;
         if statements.iter().any(touches_files) {
             let protected = crate::frontdoor::copy::protected_files(&self.database_paths());

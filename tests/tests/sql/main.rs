@@ -11,6 +11,7 @@ mod support {
     pub mod slt_output;
 }
 
+mod access_arith;
 mod access_functions;
 mod access_sql;
 mod action_queries;
