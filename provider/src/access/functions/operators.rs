@@ -160,38 +160,27 @@ fn div(c: &Call) -> Result<Value> {
     if y == 0.0 {
         return Err(c.err("Division by zero"));
     }
-    match c.ret {
-        DataType::Decimal128(_, s) => {
-            if let (Some(a), Some(b)) = (exact(c.arg(0)), exact(c.arg(1))) {
-                return decimal_quotient(a, b, *s)
-                    .map(|u| Value::Decimal(u, *s))
-                    .ok_or_else(|| c.err("overflow"));
-            }
-            // a Double or text operand: the Double quotient, which the
-            // result builder reads to 15 digits as Access converts it
-            let q = c.num(0, "Dividend")? / y;
-            if q.is_finite() {
-                Ok(Value::Double(q))
-            } else {
-                Err(c.err("overflow"))
-            }
-        }
-        DataType::Float32 => {
-            let q = c.num(0, "Dividend")? as f32 / y as f32;
-            if q.is_finite() {
-                Ok(Value::Single(q))
-            } else {
-                Err(c.err("overflow"))
-            }
-        }
-        _ => {
-            let q = c.num(0, "Dividend")? / y;
-            if q.is_finite() {
-                Ok(Value::Double(q))
-            } else {
-                Err(c.err("overflow"))
-            }
-        }
+    if let DataType::Decimal128(_, s) = c.ret
+        && let (Some(a), Some(b)) = (exact(c.arg(0)), exact(c.arg(1)))
+    {
+        return decimal_quotient(a, b, *s)
+            .map(|u| Value::Decimal(u, *s))
+            .ok_or_else(|| c.err("overflow"));
+    }
+    // a Decimal result with a Double or text operand is the Double
+    // quotient, which the result builder reads to 15 digits as Access
+    // converts it
+    let x = c.num(0, "Dividend")?;
+    let (q, value) = if *c.ret == DataType::Float32 {
+        let q = x as f32 / y as f32;
+        (f64::from(q), Value::Single(q))
+    } else {
+        (x / y, Value::Double(x / y))
+    };
+    if q.is_finite() {
+        Ok(value)
+    } else {
+        Err(c.err("overflow"))
     }
 }
 
