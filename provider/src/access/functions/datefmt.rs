@@ -3,7 +3,10 @@
 //! `/` and `:` separators, literal text in quotes or after `\`. `m` and
 //! `mm` mean minutes right after an hour or right before a second.
 //! Names are en-US. Every pattern is accepted; unknown characters are
-//! shown as they are.
+//! shown as they are, except the symbols every Access format may hold
+//! (<https://learn.microsoft.com/office/vba/api/access.textbox.format>):
+//! `!` (left alignment) and `*` with the fill character after it take no
+//! room in a result, which is exactly as wide as its text.
 
 use super::calendar::{FirstWeek, day_number, week_of_year, weekday_from};
 use super::date::{DAY_NAMES, MONTH_NAMES};
@@ -81,6 +84,17 @@ pub fn lex(pattern: &str) -> Vec<DateTok> {
         }
         if marker {
             continue;
+        }
+        match ch {
+            '!' => {
+                i += 1;
+                continue;
+            }
+            '*' => {
+                i = (i + 2).min(chars.len());
+                continue;
+            }
+            _ => {}
         }
         let lower = ch.to_ascii_lowercase();
         let n = run(&chars, i, lower);
@@ -252,6 +266,16 @@ mod tests {
         assert_eq!(f(d, "\"Day \"d"), "Day 27");
         assert_eq!(f(d, "ddddd"), "1/27/1993");
         assert_eq!(f(d, "dddddd"), "Wednesday, January 27, 1993");
+    }
+
+    #[test]
+    fn alignment_and_fill_take_no_room() {
+        let d = at(1993, 1, 27, 0, 0, 0);
+        assert_eq!(f(d, "!mm/dd/yy"), "01/27/93");
+        assert_eq!(f(d, "yyyy*-"), "1993");
+        assert_eq!(f(d, "yyyy*"), "1993");
+        // quoted or escaped, they are text
+        assert_eq!(f(d, "yyyy\"!*\"\\*"), "1993!**");
     }
 
     #[test]

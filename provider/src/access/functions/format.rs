@@ -3,17 +3,30 @@
 //! decimal point, `m/d/yyyy` short dates, negative currency in
 //! parentheses).
 //!
-//! A pattern is read as a number pattern when it has `0` or `#`
-//! placeholders, else as a date pattern when it has date letters, else
-//! as a text pattern (`@ & < >`). The value is converted to suit: a
-//! number shown with a date pattern is a serial date, a date with a
-//! number pattern its serial number; text that is neither a number nor
-//! a date comes back unchanged.
+//! A pattern is read by its first non-empty section: as a number pattern
+//! when it has `0` or `#` placeholders, else as a text pattern when it
+//! has the character placeholders `@` or `&`, else as a date pattern when
+//! it has date letters, else as a text pattern when it has `<` or `>`.
+//! The value is converted to suit: a number shown with a date pattern is
+//! a serial date, a date with a number pattern its serial number; text
+//! that is neither a number nor a date comes back unchanged.
+//!
+//! Every pattern may name a section's colour (`[Red]`), which text has no
+//! place for and is removed, and a fill character (`*x`), dropped since a
+//! result has no space around it to fill (Access's "Format property":
+//! <https://learn.microsoft.com/office/vba/api/access.textbox.format>).
+//! The named formats are VBA's plus `Euro`, the Access Format property's
+//! Currency with the euro sign.
+//!
+//! `Format(Null, pattern)` is Null, except that a number pattern's fourth
+//! section ("the fourth to Null values") and a text pattern's second
+//! section ("the second to Null values and zero-length strings") are shown
+//! for Null, as Microsoft's Format function page describes the sections.
 
 use super::calendar::FirstWeek;
 use super::date::{first_day, first_week};
 use super::datefmt::{self, format_date, long_date, short_date};
-use super::numfmt::{self, format_section, group, round_fixed, sections};
+use super::numfmt::{self, format_section, group, round_fixed, sections, strip_colors};
 use super::parse;
 use super::types;
 use super::udf::{AccessScalar, Call, NULL_ANY, NULL_NONE};
@@ -28,11 +41,18 @@ enum Kind {
     Text,
 }
 
-/// What a pattern formats (see the module comment).
+/// What a pattern formats (see the module comment): the kind of its
+/// first non-empty section (`;0` is a number pattern like `0`).
 fn kind(pattern: &str) -> Kind {
-    let mut chars = pattern.chars();
+    let secs = sections(pattern);
+    let first = secs
+        .iter()
+        .find(|s| !s.is_empty())
+        .map_or("", String::as_str);
+    let mut chars = first.chars();
     let mut date = false;
-    let mut text = false;
+    let mut case = false;
+    let mut placeholder = false;
     let mut quoted = false;
     while let Some(ch) = chars.next() {
         if quoted {
@@ -41,18 +61,22 @@ fn kind(pattern: &str) -> Kind {
         }
         match ch {
             '"' => quoted = true,
-            '\\' => {
+            // an escaped character and a fill character are text
+            '\\' | '*' => {
                 chars.next();
             }
             '0' | '#' => return Kind::Number,
-            '@' | '&' | '<' | '>' => text = true,
+            '@' | '&' => placeholder = true,
+            '<' | '>' => case = true,
             c if "dDwWmMqQyYhHnNsStTcCaApP".contains(c) => date = true,
             _ => {}
         }
     }
-    if date {
+    if placeholder {
+        Kind::Text
+    } else if date {
         Kind::Date
-    } else if text {
+    } else if case {
         Kind::Text
     } else {
         Kind::Number
@@ -79,103 +103,163 @@ fn number_pattern(x: f64, pattern: &str) -> String {
     format_section(x, &toks[0])
 }
 
-/// A text value with a text pattern: `@` a character or a space, `&` a
-/// character or nothing (filled from the right), `<` lower case, `>`
-/// upper case.
+/// A text value with a text pattern: the first section, or for a
+/// zero-length string the second section when there is one ("the second
+/// [applies] to Null values and zero-length strings").
 fn text_pattern(s: &str, pattern: &str) -> String {
     let secs = sections(pattern);
-    let section = if s.is_empty() && secs.len() > 1 {
-        return literal_text(&secs[1]);
-    } else {
-        &secs[0]
+    match secs.get(1) {
+        Some(second) if s.is_empty() => text_section("", second),
+        _ => text_section(s, &secs[0]),
+    }
+}
+
+/// A piece of a text pattern section.
+#[derive(Debug, PartialEq)]
+enum TextTok {
+    /// `@` (`true`: a character or a space) or `&` (`false`: a character
+    /// or nothing).
+    Slot(bool),
+    /// Text shown as it is.
+    Lit(String),
+}
+
+/// One section of a text pattern, as Microsoft's "User-defined string
+/// formats" describe it: `@` a character or a space, `&` a character or
+/// nothing, filled from right to left unless the section has a `!`
+/// (then from left to right); `<` shows every character in lower case,
+/// `>` in upper case (the later of the two wins). Characters the
+/// placeholders have no room for go with the first placeholder (with
+/// the last when filling from the left). Quoted text and `\x` are
+/// literal; `*x` (a fill character) is dropped.
+fn text_section(s: &str, section: &str) -> String {
+    let mut toks: Vec<TextTok> = Vec::new();
+    let mut left_to_right = false;
+    let mut case: Option<bool> = None;
+    let lit = |toks: &mut Vec<TextTok>, c: char| match toks.last_mut() {
+        Some(TextTok::Lit(l)) => l.push(c),
+        _ => toks.push(TextTok::Lit(c.to_string())),
     };
-    let mut s = s.to_string();
-    if section.contains('<') {
-        s = s.to_lowercase();
+    let mut chars = section.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '@' => toks.push(TextTok::Slot(true)),
+            '&' => toks.push(TextTok::Slot(false)),
+            '!' => left_to_right = true,
+            '<' => case = Some(false),
+            '>' => case = Some(true),
+            '*' => {
+                chars.next();
+            }
+            '\\' => {
+                if let Some(e) = chars.next() {
+                    lit(&mut toks, e);
+                }
+            }
+            '"' => {
+                for q in chars.by_ref() {
+                    if q == '"' {
+                        break;
+                    }
+                    lit(&mut toks, q);
+                }
+            }
+            other => lit(&mut toks, other),
+        }
     }
-    if section.contains('>') {
-        s = s.to_uppercase();
-    }
-    let left_to_right = section.contains('!');
-    let chars: Vec<char> = section.chars().collect();
-    let slots: Vec<usize> = (0..chars.len())
-        .filter(|&i| chars[i] == '@' || chars[i] == '&')
+    let s = match case {
+        Some(true) => s.to_uppercase(),
+        Some(false) => s.to_lowercase(),
+        None => s.to_string(),
+    };
+    let slots: Vec<bool> = toks
+        .iter()
+        .filter_map(|t| match t {
+            TextTok::Slot(required) => Some(*required),
+            TextTok::Lit(_) => None,
+        })
         .collect();
     if slots.is_empty() {
-        return format!("{s}{}", literal_text(&section.replace(['<', '>', '!'], "")));
+        // no placeholder: the text, then the section's literal text
+        let literal: String = toks
+            .iter()
+            .filter_map(|t| match t {
+                TextTok::Lit(l) => Some(l.as_str()),
+                TextTok::Slot(_) => None,
+            })
+            .collect();
+        return format!("{s}{literal}");
     }
-    let mut text: Vec<char> = s.chars().collect();
-    let mut fill: Vec<String> = vec![String::new(); slots.len()];
+    let text: Vec<char> = s.chars().collect();
+    let n = slots.len();
+    // what each placeholder shows
+    let mut fill: Vec<String> = vec![String::new(); n];
     if left_to_right {
+        let mut next = text.iter();
         for (k, f) in fill.iter_mut().enumerate() {
-            if !text.is_empty() {
-                *f = text.remove(0).to_string();
-            } else if chars[slots[k]] == '@' {
-                *f = " ".into();
+            match next.next() {
+                Some(c) => f.push(*c),
+                None if slots[k] => f.push(' '),
+                None => {}
             }
         }
-        if let Some(last) = fill.last_mut() {
-            last.extend(text.drain(..));
-        }
+        fill[n - 1].extend(next);
     } else {
-        for k in (0..slots.len()).rev() {
+        let mut end = text.len();
+        for k in (0..n).rev() {
             if k == 0 {
-                let rest: String = text.drain(..).collect();
-                fill[0] = if rest.is_empty() && chars[slots[0]] == '@' {
-                    " ".into()
-                } else {
-                    rest
-                };
-            } else if let Some(c) = text.pop() {
-                fill[k] = c.to_string();
-            } else if chars[slots[k]] == '@' {
-                fill[k] = " ".into();
+                fill[0] = text[..end].iter().collect();
+                if end == 0 && slots[0] {
+                    fill[0].push(' ');
+                }
+            } else if end > 0 {
+                end -= 1;
+                fill[k].push(text[end]);
+            } else if slots[k] {
+                fill[k].push(' ');
             }
         }
     }
     let mut out = String::new();
-    let mut quoted = false;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if quoted {
-            if c == '"' {
-                quoted = false;
-            } else {
-                out.push(c);
-            }
-        } else if let Some(k) = slots.iter().position(|&p| p == i) {
-            out.push_str(&fill[k]);
-        } else {
-            match c {
-                '"' => quoted = true,
-                '\\' => {
-                    if let Some(n) = chars.get(i + 1) {
-                        out.push(*n);
-                        i += 1;
-                    }
-                }
-                '<' | '>' | '!' => {}
-                _ => out.push(c),
-            }
+    let mut fills = fill.into_iter();
+    for t in &toks {
+        match t {
+            TextTok::Slot(_) => out.extend(fills.next()),
+            TextTok::Lit(l) => out.push_str(l),
         }
-        i += 1;
     }
     out
 }
 
-/// The literal text of a section (quotes removed, escapes resolved).
+/// The literal text of a section (quotes removed, escapes resolved, a
+/// fill character `*x` and `!` dropped): what a number pattern's Null
+/// section shows.
 fn literal_text(section: &str) -> String {
     let mut out = String::new();
     let mut chars = section.chars();
     while let Some(c) = chars.next() {
         match c {
-            '"' => {}
+            '"' | '!' => {}
             '\\' => out.extend(chars.next()),
+            '*' => {
+                chars.next();
+            }
             _ => out.push(c),
         }
     }
     out
+}
+
+/// What `Format` shows for Null with `pattern`: the fourth section of a
+/// number pattern, the second section of a text pattern (applied to a
+/// zero-length string); `None` (Null) for every other pattern.
+fn null_text(pattern: &str) -> Option<String> {
+    let secs = sections(pattern);
+    match kind(pattern) {
+        Kind::Number => secs.get(3).map(String::as_str).map(literal_text),
+        Kind::Text => secs.get(1).map(|s| text_section("", s)),
+        Kind::Date => None,
+    }
 }
 
 /// A named format's pattern or text, `None` when `name` is not one.
@@ -187,6 +271,9 @@ fn named(v: &Value, x: Option<f64>, us: Option<i64>, name: &str) -> Option<Optio
     Some(match lower.as_str() {
         "general number" => x.map(|x| general_number(x, 15)),
         "currency" => n("$#,##0.00;($#,##0.00)"),
+        // Currency with the euro sign "regardless of the currency symbol"
+        // of the regional settings (Access's Format property)
+        "euro" => n("€#,##0.00;(€#,##0.00)"),
         "fixed" => n("0.00"),
         "standard" => n("#,##0.00"),
         "percent" => n("0.00%"),
@@ -216,16 +303,12 @@ fn format(c: &Call) -> Result<Value> {
     let v = c.arg(0);
     let pattern = match c.arg(1) {
         Value::Null => String::new(),
-        other => to_text(other).unwrap_or_default(),
+        other => strip_colors(&to_text(other).unwrap_or_default()),
     };
     let first = first_day(c, 2)?;
     let rule = first_week(c, 3)?;
     if v.is_null() {
-        let secs = sections(&pattern);
-        return Ok(match secs.get(3) {
-            Some(s) if kind(&pattern) == Kind::Number => Value::Text(literal_text(s)),
-            _ => Value::Null,
-        });
+        return Ok(null_text(&pattern).map_or(Value::Null, Value::Text));
     }
     if pattern.is_empty() {
         return Ok(Value::Text(to_text(v).unwrap_or_default()));
@@ -379,6 +462,13 @@ mod tests {
         assert_eq!(kind("yyyy-mm-dd"), Kind::Date);
         assert_eq!(kind(">@@@"), Kind::Text);
         assert_eq!(kind("\"d\"0"), Kind::Number);
+        // the first non-empty section decides: `ZLS` is text, not seconds
+        assert_eq!(kind("@;ZLS"), Kind::Text);
+        assert_eq!(kind(";(0)"), Kind::Number);
+        // placeholders make a text pattern whatever letters it has
+        assert_eq!(kind("@@ d"), Kind::Text);
+        assert_eq!(kind("<"), Kind::Text);
+        assert_eq!(kind("*d0"), Kind::Number);
     }
 
     #[test]
@@ -389,6 +479,92 @@ mod tests {
         assert_eq!(text_pattern("abc", "@@@@@"), "  abc");
         assert_eq!(text_pattern("abc", "!@@@@@"), "abc  ");
         assert_eq!(text_pattern("5551234", "@@@-@@@@"), "555-1234");
+    }
+
+    #[test]
+    fn text_placeholders() {
+        // "User-defined string formats (Format function)"
+        // (https://learn.microsoft.com/office/vba/language/reference/user-interface-help/user-defined-string-formats-format-function):
+        // `@` shows a character or a space, `&` a character or nothing,
+        // filled from right to left unless there is a `!`.
+        assert_eq!(text_pattern("abc", "&&&&&"), "abc");
+        assert_eq!(text_pattern("abc", "!&&&&&"), "abc");
+        assert_eq!(text_pattern("ab", "@&@"), " ab");
+        assert_eq!(text_pattern("ab", "!@&@"), "ab ");
+        assert_eq!(text_pattern("ab", "&-@@"), "-ab");
+        // characters beyond the placeholders stay (at the first one, or at
+        // the last when filling from the left)
+        assert_eq!(text_pattern("abcdef", "@@@"), "abcdef");
+        assert_eq!(text_pattern("abcdef", "!@@@-@"), "abc-def");
+        assert_eq!(text_pattern("abcdef", "@-@@@"), "abc-def");
+        // `<` and `>` change every character of the text, the later wins
+        assert_eq!(text_pattern("Hello", ">@@@@@@"), " HELLO");
+        assert_eq!(text_pattern("Hello", "<>"), "HELLO");
+        assert_eq!(text_pattern("Hello", "><"), "hello");
+        // quoted and escaped placeholders are literal text
+        assert_eq!(text_pattern("ab", "\"@\"@@"), "@ab");
+        assert_eq!(text_pattern("ab", "\\&@@"), "&ab");
+        // a fill character fills no space: `*` and its character go
+        assert_eq!(text_pattern("ab", "@@*-"), "ab");
+        // "Different formats for different string values": the second
+        // section applies to Null values and zero-length strings
+        assert_eq!(text_pattern("", "@;\"empty\""), "empty");
+        assert_eq!(text_pattern("", "@;ZLS"), "ZLS");
+        assert_eq!(text_pattern("x", "@;ZLS"), "x");
+        assert_eq!(text_pattern("", "@@"), "  ");
+    }
+
+    fn fmt(v: Value, pattern: &str) -> Option<String> {
+        format_value(&v, pattern).unwrap()
+    }
+
+    #[test]
+    fn null_has_its_own_sections() {
+        // https://learn.microsoft.com/office/vba/language/reference/user-interface-help/format-function-visual-basic-for-applications
+        // ("Different formats for different numeric values": four
+        // sections, "the fourth to Null values"; for strings "the second
+        // to Null values and zero-length strings")
+        assert_eq!(
+            fmt(Value::Null, "0.00;-0.00;\"Zero\";\"Null\""),
+            Some("Null".into())
+        );
+        assert_eq!(fmt(Value::Null, "@;ZLS"), Some("ZLS".into()));
+        assert_eq!(fmt(Value::Null, "@;\"none\""), Some("none".into()));
+        // without such a section Null stays Null
+        assert_eq!(fmt(Value::Null, "0.00;-0.00;\"Zero\""), None);
+        assert_eq!(fmt(Value::Null, "@"), None);
+        assert_eq!(fmt(Value::Null, "yyyy;\"x\""), None);
+        assert_eq!(fmt(Value::Null, "Currency"), None);
+        assert_eq!(fmt(Value::Null, ""), None);
+    }
+
+    #[test]
+    fn euro_colors_and_fill() {
+        // "Format property - Number and Currency data types"
+        // (https://learn.microsoft.com/office/vba/api/access.format.propertynumber.and.currency):
+        // Euro is Currency with the euro sign; the custom format
+        // $#,##0.00[Green];($#,##0.00)[Red];"Zero";"Null" has a colour,
+        // which text leaves out, in its first two sections.
+        assert_eq!(fmt(Value::Double(1234.5), "Euro"), Some("€1,234.50".into()));
+        assert_eq!(
+            fmt(Value::Double(-1234.5), "euro"),
+            Some("(€1,234.50)".into())
+        );
+        assert_eq!(fmt(Value::Int(0), "Euro"), Some("€0.00".into()));
+        let p = "$#,##0.00[Green];($#,##0.00)[Red];\"Zero\";\"Null\"";
+        assert_eq!(fmt(Value::Double(1234.5), p), Some("$1,234.50".into()));
+        assert_eq!(fmt(Value::Double(-5.0), p), Some("($5.00)".into()));
+        assert_eq!(fmt(Value::Int(0), p), Some("Zero".into()));
+        assert_eq!(fmt(Value::Null, p), Some("Null".into()));
+        // colours in text and date patterns, and before a section's text
+        assert_eq!(
+            fmt(Value::Text("abc".into()), "[Blue]>@@@@"),
+            Some(" ABC".into())
+        );
+        let d = super::super::value::date_micros("t", 1993, 1, 27).unwrap();
+        assert_eq!(fmt(Value::Date(d), "[Red]yyyy"), Some("1993".into()));
+        // a fill character and `!` take no room in a date either
+        assert_eq!(fmt(Value::Date(d), "!yyyy*-"), Some("1993".into()));
     }
 
     #[test]

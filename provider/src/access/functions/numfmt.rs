@@ -4,9 +4,59 @@
 //! a ÷1000 scale (right before the point or at the end), `%`, `E+ E- e+
 //! e-` scientific notation, literal text in quotes or after `\`.
 //!
+//! The symbols every Access format may hold ("Format property",
+//! <https://learn.microsoft.com/office/vba/api/access.textbox.format>)
+//! are read too: a `[Color]` section colour (Black, Blue, Green, Cyan,
+//! Red, Magenta, Yellow, White) is removed by [`strip_colors`], since
+//! text has no colour; `*` followed by a character fills "available
+//! space" with it, and a `Format` result is exactly as wide as its text,
+//! so both are dropped; `!` (left alignment) is dropped too.
+//!
 //! Every pattern is accepted: characters without a meaning are shown
 //! as they are, and nothing here can panic or allocate more than a small
 //! multiple of the pattern and the number's length.
+
+/// The colours a format section may name in brackets, in lower case.
+pub const COLORS: [&str; 8] = [
+    "black", "blue", "green", "cyan", "red", "magenta", "yellow", "white",
+];
+
+/// `pattern` without its `[Color]` names (`[Red]`, `[blue]`: any case,
+/// outside quotes, not after `\`): the colour a section is shown in, which
+/// text output has no place for. Brackets around anything else stay.
+pub fn strip_colors(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut quoted = false;
+    let mut rest = pattern;
+    while let Some(c) = rest.chars().next() {
+        let width = c.len_utf8();
+        if quoted {
+            quoted = c != '"';
+        } else if c == '"' {
+            quoted = true;
+        } else if c == '\\' {
+            // the escaped character goes out as it is
+            out.push(c);
+            rest = &rest[width..];
+            if let Some(e) = rest.chars().next() {
+                out.push(e);
+                rest = &rest[e.len_utf8()..];
+            }
+            continue;
+        } else if c == '['
+            && let Some(close) = rest.find(']')
+            && COLORS
+                .iter()
+                .any(|k| rest[1..close].eq_ignore_ascii_case(k))
+        {
+            rest = &rest[close + 1..];
+            continue;
+        }
+        out.push(c);
+        rest = &rest[width..];
+    }
+    out
+}
 
 /// Splits a pattern into its `;` sections (quotes and `\` escapes
 /// respected).
@@ -89,7 +139,11 @@ pub fn lex(section: &str) -> Vec<NumTok> {
                     out.push(NumTok::Lit(n.to_string()));
                 }
             }
-            '!' | '*' | '_' => {}
+            // `*x` fills available space with `x`: a result has none
+            '*' => {
+                chars.next();
+            }
+            '!' | '_' => {}
             other => out.push(NumTok::Lit(other.to_string())),
         }
     }
@@ -365,6 +419,26 @@ mod tests {
             ("100000000000000000000".into(), "".into())
         );
         assert_eq!(round_fixed(0.0004, 2), ("".into(), "00".into()));
+    }
+
+    #[test]
+    fn colors_and_fill_characters() {
+        // "Format property - Number and Currency data types"
+        // (https://learn.microsoft.com/office/vba/api/access.format.propertynumber.and.currency):
+        // $#,##0.00[Green];($#,##0.00)[Red];"Zero";"Null"
+        assert_eq!(
+            strip_colors("$#,##0.00[Green];($#,##0.00)[Red];\"Zero\";\"Null\""),
+            "$#,##0.00;($#,##0.00);\"Zero\";\"Null\""
+        );
+        assert_eq!(strip_colors("[RED]0;[blue]-0"), "0;-0");
+        // quoted or escaped brackets, and other names, are text
+        assert_eq!(strip_colors("\"[Red]\"0"), "\"[Red]\"0");
+        assert_eq!(strip_colors("\\[Red]0"), "\\[Red]0");
+        assert_eq!(strip_colors("[Orange]0["), "[Orange]0[");
+        // `*` and the fill character after it leave nothing
+        assert_eq!(f(5.0, "0*-"), "5");
+        assert_eq!(f(5.0, "*x0.0"), "5.0");
+        assert_eq!(f(5.0, "!0"), "5");
     }
 
     #[test]
