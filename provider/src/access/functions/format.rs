@@ -124,14 +124,14 @@ enum TextTok {
     Lit(String),
 }
 
-/// One section of a text pattern, as Microsoft's "User-defined string
-/// formats" describe it: `@` a character or a space, `&` a character or
-/// nothing, filled from right to left unless the section has a `!`
-/// (then from left to right); `<` shows every character in lower case,
-/// `>` in upper case (the later of the two wins). Characters the
-/// placeholders have no room for go with the first placeholder (with
-/// the last when filling from the left). Quoted text and `\x` are
-/// literal; `*x` (a fill character) is dropped.
+/// One section of a text pattern, as the Format function page's
+/// "User-defined string formats" describe it: `@` a character or a
+/// space, `&` a character or nothing, filled from right to left unless
+/// the section has a `!` (then from left to right); `<` shows every
+/// character in lower case, `>` in upper case (the later of the two
+/// wins). Characters the placeholders have no room for go with the first
+/// placeholder (with the last when filling from the left). Quoted text
+/// and `\x` are literal; `*x` (a fill character) is dropped.
 fn text_section(s: &str, section: &str) -> String {
     let mut toks: Vec<TextTok> = Vec::new();
     let mut left_to_right = false;
@@ -483,8 +483,8 @@ mod tests {
 
     #[test]
     fn text_placeholders() {
-        // "User-defined string formats (Format function)"
-        // (https://learn.microsoft.com/office/vba/language/reference/user-interface-help/user-defined-string-formats-format-function):
+        // https://learn.microsoft.com/office/vba/language/reference/user-interface-help/format-function-visual-basic-for-applications
+        // ("User-defined string formats"):
         // `@` shows a character or a space, `&` a character or nothing,
         // filled from right to left unless there is a `!`.
         assert_eq!(text_pattern("abc", "&&&&&"), "abc");
