@@ -7,7 +7,11 @@
 //! `#Jan 31, 1998#`). A time may follow the date, or stand alone
 //! (`#10:30 PM#`): a time alone is that time on 1899-12-30, Access's day
 //! zero. Two-digit years follow Access's window: 00–29 are 2000–2029,
-//! 30–99 are 1930–1999.
+//! 30–99 are 1930–1999. A month and day without a year (`#1/2#`,
+//! `#Jan 2#`) are in the current year of the machine's clock, as
+//! Microsoft's DateValue page says of dates without a year; the literal
+//! becomes a constant when the statement is parsed, so it is the year of
+//! that moment.
 
 /// A calendar date and time of day, validated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +76,12 @@ fn year_of(text: &str) -> Option<i32> {
 /// Parses the text between `#` signs; `None` when it is not a date or
 /// time Access accepts.
 pub fn parse_date_literal(text: &str) -> Option<AccessDateTime> {
+    parse_date_literal_in(text, super::functions::parse::current_year)
+}
+
+/// [`parse_date_literal`], with `this_year` giving the year of a date
+/// written without one (asked only then).
+pub fn parse_date_literal_in(text: &str, this_year: fn() -> i32) -> Option<AccessDateTime> {
     let text = text.trim();
     if text.is_empty() || text.len() > 64 {
         return None;
@@ -95,7 +105,7 @@ pub fn parse_date_literal(text: &str) -> Option<AccessDateTime> {
     let (year, month, day) = if date_tokens.is_empty() {
         (1899, 12, 30)
     } else {
-        parse_date(&date_tokens.join(" "))?
+        parse_date(&date_tokens.join(" "), this_year)?
     };
     let (hour, minute, second) = if time_tokens.is_empty() {
         (0, 0, 0)
@@ -122,7 +132,9 @@ fn is_ampm(t: &str) -> bool {
     matches!(t.to_ascii_uppercase().as_str(), "AM" | "PM" | "A" | "P")
 }
 
-fn parse_date(text: &str) -> Option<(i32, u32, u32)> {
+fn parse_date(text: &str, this_year: fn() -> i32) -> Option<(i32, u32, u32)> {
+    // `1/2` and `1-2` are a month and a day; `1.2` or `1 2` are not
+    let separated = text.contains(['/', '-']);
     let cleaned = text.replace(',', " ");
     let parts: Vec<&str> = cleaned
         .split(|c: char| c == '/' || c == '-' || c == '.' || c.is_whitespace())
@@ -146,6 +158,16 @@ fn parse_date(text: &str) -> Option<(i32, u32, u32)> {
         }
         // Mon d yyyy
         [mon, d, y] if month_name(mon).is_some() => Some((year_of(y)?, month_name(mon)?, num(d)?)),
+        // no year: m/d, d-Mon, Mon d in the current year
+        [m, d] if separated && m.len() <= 2 && d.len() <= 2 && num(m).is_some() => {
+            Some((this_year(), num(m)?, num(d)?))
+        }
+        [d, mon] if d.len() <= 2 && num(d).is_some() && month_name(mon).is_some() => {
+            Some((this_year(), month_name(mon)?, num(d)?))
+        }
+        [mon, d] if d.len() <= 2 && month_name(mon).is_some() => {
+            Some((this_year(), month_name(mon)?, num(d)?))
+        }
         _ => None,
     }
 }
@@ -260,10 +282,33 @@ mod tests {
             "13:00 PM",
             "",
             "hello",
-            "1/2",
+            "1.2",
+            "1 2",
+            "13/2",
+            "Jan 1998",
         ] {
             assert_eq!(iso(t), None, "{t}");
         }
         assert_eq!(iso("2/29/2000").as_deref(), Some("2000-02-29T00:00:00"));
+    }
+
+    #[test]
+    fn dates_without_a_year_are_in_the_current_year() {
+        // https://learn.microsoft.com/office/vba/language/reference/user-interface-help/datevalue-function
+        // ("If the year part of date is omitted, DateValue uses the
+        // current year from your computer's system date")
+        let in_2024 = |t: &str| parse_date_literal_in(t, || 2024).map(|d| d.iso());
+        assert_eq!(in_2024("1/2").as_deref(), Some("2024-01-02T00:00:00"));
+        assert_eq!(in_2024("01-02").as_deref(), Some("2024-01-02T00:00:00"));
+        assert_eq!(in_2024("2-Jan").as_deref(), Some("2024-01-02T00:00:00"));
+        assert_eq!(in_2024("Jan 2").as_deref(), Some("2024-01-02T00:00:00"));
+        assert_eq!(
+            in_2024("1/2 10:30 PM").as_deref(),
+            Some("2024-01-02T22:30:00")
+        );
+        assert_eq!(in_2024("2/29").as_deref(), Some("2024-02-29T00:00:00"));
+        assert_eq!(parse_date_literal_in("2/29", || 2023), None);
+        let year = super::super::functions::parse::current_year();
+        assert_eq!(parse_date_literal("1/2").map(|d| d.year), Some(year));
     }
 }

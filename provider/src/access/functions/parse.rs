@@ -1,8 +1,15 @@
 //! Reading numbers and dates out of text as Access does in the en-US
 //! locale: `CDbl`/`CDate`'s whole-string rules and `Val`'s prefix rule.
+//!
+//! A date written without its year (`1/2`, `January 2`, `2-Jan`) is in
+//! the current year of the machine's clock, as Microsoft's DateValue page
+//! says. The functions that read text dates are immutable, so a constant
+//! such as `CDate('1/2')` is folded with the year of the moment the
+//! statement is planned; a column's text is read with the year of the
+//! moment the row is.
 
 use super::value::{DAY_US, SERIAL_EPOCH_DAYS, from_naive};
-use chrono::NaiveDate;
+use chrono::{Datelike, Local, NaiveDate};
 
 /// The number a whole string spells (surrounding spaces allowed): an
 /// optional sign and `$`, digits with `,` thousands separators, a `.`
@@ -244,10 +251,33 @@ pub fn window_year(y: u32, digits: usize) -> i32 {
     }
 }
 
+/// The current year of the machine's clock (local time): the year of a
+/// date written without one.
+pub fn current_year() -> i32 {
+    Local::now().year()
+}
+
 /// A date and/or time in en-US text (`1/5/1998`, `1998-01-05 17:30:00`,
 /// `January 5, 1998`, `5-Jan-98`, `5:30 PM`), as engine microseconds; a
-/// time alone is on 1899-12-30. `None` when the text is not a date.
+/// time alone is on 1899-12-30, a month and day without a year (`1/5`,
+/// `January 5`, `5-Jan`) are in the current year. `None` when the text
+/// is not a date.
 pub fn date(t: &str) -> Option<i64> {
+    date_in(t, current_year)
+}
+
+/// Whether the date part of `t` (before a time's first `:`) separates
+/// its numbers with the date separators `/` or `-`, not with `,` or `.`
+/// (which numbers use), so that two numbers read as a month and a day:
+/// `1/2` is a date, `1.2` and `1,2` are not.
+fn date_separated(t: &str) -> bool {
+    let date_part = t.split(':').next().unwrap_or(t);
+    date_part.contains(['/', '-']) && !date_part.contains([',', '.'])
+}
+
+/// [`date`], with `this_year` giving the year of a date written without
+/// one (asked only then).
+pub fn date_in(t: &str, this_year: fn() -> i32) -> Option<i64> {
     let toks = tokens(t.trim())?;
     // Split off the time: NUM ':' NUM [':' NUM ['.' NUM]] [AM|PM].
     let mut date_toks: Vec<&Tok> = Vec::new();
@@ -354,6 +384,13 @@ pub fn date(t: &str) -> Option<i64> {
                 (window_year(*b, *bn), m, *a)
             }
         }
+        // no year: "If the year part of date is omitted, DateValue uses
+        // the current year from your computer's system date" (Microsoft's
+        // DateValue page)
+        (None, [(a, an), (b, bn)]) if *an <= 2 && *bn <= 2 && date_separated(t) => {
+            (this_year(), *a, *b)
+        }
+        (Some(m), [(a, an)]) if *an <= 2 => (this_year(), m, *a),
         _ => return None,
     };
     let date = NaiveDate::from_ymd_opt(y, m, d)?;
@@ -415,5 +452,47 @@ mod tests {
         );
         assert_eq!(date("hello"), None);
         assert_eq!(date("13:00 PM"), None);
+    }
+
+    #[test]
+    fn dates_without_a_year_are_in_the_current_year() {
+        // https://learn.microsoft.com/office/vba/language/reference/user-interface-help/datevalue-function
+        // "If the year part of date is omitted, DateValue uses the current
+        // year from your computer's system date."
+        let d = |y, m, dd| {
+            from_naive(
+                NaiveDate::from_ymd_opt(y, m, dd)
+                    .unwrap()
+                    .and_hms_opt(0, 0, 0)
+                    .unwrap(),
+            )
+        };
+        let in_2024 = |t: &str| date_in(t, || 2024);
+        assert_eq!(in_2024("01/02"), Some(d(2024, 1, 2)));
+        assert_eq!(in_2024("1-2"), Some(d(2024, 1, 2)));
+        assert_eq!(in_2024("February 12"), Some(d(2024, 2, 12)));
+        assert_eq!(in_2024("12-Feb"), Some(d(2024, 2, 12)));
+        assert_eq!(in_2024("Feb 29"), Some(d(2024, 2, 29)));
+        assert_eq!(date_in("Feb 29", || 2023), None);
+        assert_eq!(
+            in_2024("1/2 4:35 PM"),
+            Some(d(2024, 1, 2) + (16 * 3600 + 35 * 60) * 1_000_000)
+        );
+        assert_eq!(
+            in_2024("1/2 4:35:10.5"),
+            Some(d(2024, 1, 2) + (4 * 3600 + 35 * 60 + 10) * 1_000_000 + 500_000)
+        );
+        // not month and day: numbers, impossible days, a lone month
+        assert_eq!(in_2024("1.2"), None);
+        assert_eq!(in_2024("1,2"), None);
+        assert_eq!(in_2024("1 2"), None);
+        assert_eq!(in_2024("13/1"), None);
+        assert_eq!(in_2024("1/32"), None);
+        assert_eq!(in_2024("2024-01"), None);
+        assert_eq!(in_2024("May"), None);
+        // a written year is kept
+        assert_eq!(in_2024("1/2/1998"), Some(d(1998, 1, 2)));
+        // the clock's year when none is given
+        assert_eq!(date("1/2"), Some(d(current_year(), 1, 2)));
     }
 }
