@@ -19,6 +19,9 @@
 //! - `--` is two minus signs (`30--7` is 37: Access SQL has no comments),
 //!   except before whitespace: `-- note` stays a comment to the end of
 //!   the line, as jetsql's scripts (and `jetsql dump`) write them.
+//! - `/*` is no comment either: sqlparser's tokenizer would read one
+//!   whatever the dialect, so the front end refuses the pair before
+//!   parsing ([`super::prelex::slash_star`]).
 //! - `ALTER TABLE t ALTER [COLUMN] c LONG` (a type without `TYPE`) is
 //!   `ALTER TABLE t ALTER COLUMN c TYPE LONG`.
 

@@ -164,6 +164,27 @@ fn parse_error(e: impl std::fmt::Display, script: &str, offset: usize) -> DataFu
     DataFusionError::Plan(format!("syntax error: {msg}"))
 }
 
+/// The syntax error for `/*` at byte `at` of a statement's `text` (at
+/// `offset` in `script`): Access SQL has no `/* */` comments, and
+/// sqlparser would read one, so the front end refuses the pair itself.
+fn no_block_comments(text: &str, at: usize, script: &str, offset: usize) -> DataFusionError {
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before[before.rfind('\n').map_or(0, |p| p + 1)..]
+        .chars()
+        .count()
+        + 1;
+    parse_error(
+        format!(
+            "Access SQL has no /* */ comments: '/*' at Line: {line}, Column: {column} is a \
+             division sign followed by '*' (comment with '-- ' to the end of a line, or use \
+             the DataFusion dialect)"
+        ),
+        script,
+        offset,
+    )
+}
+
 /// Parses `script` in `dialect` and rewrites every statement for planning.
 pub(crate) async fn prepare(
     script: &str,
@@ -206,6 +227,9 @@ pub(crate) async fn prepare(
             for piece in prelex::split(script) {
                 if piece.text.trim().is_empty() {
                     continue;
+                }
+                if let Some(at) = prelex::slash_star(&piece.text) {
+                    return Err(no_block_comments(&piece.text, at, script, piece.offset));
                 }
                 let statements = DFParserBuilder::new(piece.text.as_str())
                     .with_dialect(&AccessDialect)

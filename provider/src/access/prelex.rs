@@ -6,6 +6,12 @@
 //! FROM` are replaced by spaces of the same length,
 //! so every position the parser reports is still a position in the text
 //! the user typed. What was lifted is kept with its offset.
+//!
+//! Access SQL has no comments. `--` before whitespace stays a comment to
+//! the end of the line (jetsql's scripts and `jetsql dump` write them),
+//! but `--` before anything else is two minus signs (`30--7`), and `/*`
+//! is a division sign followed by `*`: a `;` after either ends the
+//! statement, and [`slash_star`] finds the `/*` the front end refuses.
 
 /// One statement of the script, with what was lifted from it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -36,8 +42,8 @@ enum Tok {
 }
 
 /// Top-level tokens: (kind, start, end). Strings, bracketed and quoted
-/// names, `#dates#` and comments (`-- ` to the end of the line, `/* */`)
-/// are single `Other` tokens.
+/// names and comments (`-- ` to the end of the line) are single `Other`
+/// tokens; `/` and `*` are tokens of their own.
 fn tokens(s: &str) -> Vec<(Tok, usize, usize)> {
     let b = s.as_bytes();
     let mut out = Vec::new();
@@ -79,10 +85,6 @@ fn tokens(s: &str) -> Vec<(Tok, usize, usize)> {
                 }
                 Tok::Other
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = s[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2);
-                Tok::Other
-            }
             b';' => {
                 i += 1;
                 Tok::Semicolon
@@ -108,6 +110,17 @@ fn tokens(s: &str) -> Vec<(Tok, usize, usize)> {
         }
     }
     out
+}
+
+/// The byte offset of the first `/*` in `text` outside strings, names
+/// and `-- ` comments, if any. Access SQL has no `/* */` comments: there
+/// the pair is a division sign followed by `*`, which no statement can
+/// hold, and the front end says so rather than reading it as a comment.
+pub fn slash_star(text: &str) -> Option<usize> {
+    tokens(text)
+        .windows(2)
+        .find(|w| w[0].2 == w[1].1 && &text[w[0].1..w[0].2] == "/" && &text[w[1].1..w[1].2] == "*")
+        .map(|w| w[0].1)
 }
 
 fn word_is(s: &str, t: &(Tok, usize, usize), w: &str) -> bool {
@@ -347,6 +360,20 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert_eq!(p[0].text, "SELECT 30--7");
         assert_eq!(p[1].text.trim(), "SELECT 2 -- a note; not a statement");
+    }
+
+    #[test]
+    fn slash_star_is_no_comment() {
+        // a `;` inside `/* */` ends the statement: Access SQL has no comments
+        let p = split("SELECT 1 /* ; */ AS a; SELECT 2");
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[0].text, "SELECT 1 /* ");
+        assert_eq!(slash_star(&p[0].text), Some(9));
+        assert_eq!(slash_star("SELECT 6/*2"), Some(8));
+        // in strings, names and `-- ` comments it is text
+        assert_eq!(slash_star("SELECT '/*', [a/*b] -- x /* y\n FROM t"), None);
+        assert_eq!(slash_star("SELECT t.* / 2, 6 / *"), None);
+        assert_eq!(slash_star("SELECT Orders.*/2"), None);
     }
 
     #[test]

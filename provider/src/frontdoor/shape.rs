@@ -37,8 +37,9 @@ pub struct Shape {
 /// not import the Access front end).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reading {
-    /// Access SQL: `--` starts a comment only before whitespace, `Eqv`
-    /// and `Imp` are operators.
+    /// Access SQL: `--` starts a comment only before whitespace, `/*` is
+    /// no comment (a division sign and `*`), `Eqv` and `Imp` are
+    /// operators.
     Access,
     /// DataFusion's SQL.
     DataFusion,
@@ -52,7 +53,8 @@ pub fn measure(sql: &str) -> Vec<Shape> {
 
 /// [`measure`] reading `sql` as `reading` says: in the Access dialect
 /// `--` starts a comment only before whitespace (`30--7` is arithmetic,
-/// and what follows it is measured), and `Eqv` and `Imp` are operators.
+/// and what follows it is measured), `/*` starts none (what follows it
+/// is measured too), and `Eqv` and `Imp` are operators.
 pub fn measure_in(sql: &str, reading: Reading) -> Vec<Shape> {
     let access = reading == Reading::Access;
     let mut out = Vec::new();
@@ -95,7 +97,7 @@ pub fn measure_in(sql: &str, reading: Reading) -> Vec<Shape> {
                 }
                 continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
+            b'/' if !access && b.get(i + 1) == Some(&b'*') => {
                 i += 2;
                 while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
                     i += 1;
@@ -239,6 +241,18 @@ mod tests {
         let sql = format!("SELECT a{}", " Eqv a Imp a".repeat(101));
         assert_eq!(measure_in(&sql, Reading::Access)[0].chain, 202);
         assert_eq!(measure(&sql)[0].chain, 0);
+    }
+
+    #[test]
+    fn access_slash_star_is_measured_as_operators() {
+        // `/*` in Access is a division sign and `*`: what follows counts,
+        // and a `;` after it ends the statement
+        let sql = format!("SELECT 1 /* {}1{} */", "(".repeat(41), ")".repeat(41));
+        assert_eq!(measure(&sql)[0].nesting, 0);
+        assert_eq!(measure_in(&sql, Reading::Access)[0].nesting, 41);
+        assert!(check_in(&sql, Reading::Access).is_err());
+        assert_eq!(measure("SELECT 1 /* ; */").len(), 1);
+        assert_eq!(measure_in("SELECT 1 /* ; */", Reading::Access).len(), 2);
     }
 
     #[test]
