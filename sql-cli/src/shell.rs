@@ -4,7 +4,7 @@
 use crate::meta;
 use crate::output::{Format, Sink};
 use crate::render::{Expanded, View, pager};
-use crate::script::{Item, split_lines};
+use crate::script::{Item, Placed, split_placed};
 use crate::session::OpenDb;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::error::DataFusionError;
@@ -204,34 +204,59 @@ impl Shell {
 
     /// [`Shell::run_text`] for the text of a script file: an error names
     /// the file and the line its statement starts on (`report.sql:12: …`).
+    ///
+    /// The text is split as the session's dialect reads comments; when a
+    /// meta-command (`\dialect`) changes the dialect, the text after it is
+    /// split again in the new one.
     fn run_source(&mut self, text: &str, source: Option<&str>) -> Result<Flow, String> {
-        let (mut items, rest) = split_lines(text);
-        if !rest.is_empty() {
-            let offset = text.len() - text.trim_start().len();
-            let start = text.rfind(rest.as_str()).unwrap_or(offset);
-            let line = text[..start].matches('\n').count() + 1;
-            items.push((line, Item::Sql(rest)));
-        }
-        for (line, item) in items {
-            // read-only databases: this item's snapshot (and lock)
-            let _snapshots = self.snapshots()?;
-            let flow = match item {
-                Item::Sql(sql) => self.run_sql(&sql).map(|()| Flow::Continue),
-                Item::Meta(cmd) => self.run_meta(&cmd),
-            };
-            let flow = match (flow, source) {
-                (Ok(f), _) => f,
-                // an inner script already named its own file and line
-                (Err(e), Some(file)) if !e.starts_with(&format!("{file}:")) => {
-                    return Err(format!("{file}:{line}: {e}"));
+        // where the text not yet split starts, and its line
+        let mut from = 0usize;
+        loop {
+            let dialect = self.session.dialect();
+            let unread = &text[from..];
+            let lines_before = text[..from].matches('\n').count();
+            let (mut items, rest) = split_placed(unread, dialect);
+            if !rest.is_empty() {
+                let offset = unread.len() - unread.trim_start().len();
+                let start = unread.rfind(rest.as_str()).unwrap_or(offset);
+                let line = unread[..start].matches('\n').count() + 1;
+                items.push(Placed {
+                    line,
+                    end: unread.len(),
+                    item: Item::Sql(rest),
+                });
+            }
+            let mut resplit_at = None;
+            for Placed { line, end, item } in items {
+                let line = lines_before + line;
+                let meta = matches!(item, Item::Meta(_));
+                // read-only databases: this item's snapshot (and lock)
+                let _snapshots = self.snapshots()?;
+                let flow = match item {
+                    Item::Sql(sql) => self.run_sql(&sql).map(|()| Flow::Continue),
+                    Item::Meta(cmd) => self.run_meta(&cmd),
+                };
+                let flow = match (flow, source) {
+                    (Ok(f), _) => f,
+                    // an inner script already named its own file and line
+                    (Err(e), Some(file)) if !e.starts_with(&format!("{file}:")) => {
+                        return Err(format!("{file}:{line}: {e}"));
+                    }
+                    (Err(e), _) => return Err(e),
+                };
+                if flow == Flow::Quit {
+                    return Ok(Flow::Quit);
                 }
-                (Err(e), _) => return Err(e),
-            };
-            if flow == Flow::Quit {
-                return Ok(Flow::Quit);
+                if meta && self.session.dialect() != dialect {
+                    resplit_at = Some(from + end);
+                    break;
+                }
+            }
+            match resplit_at {
+                Some(at) => from = at,
+                None => return Ok(Flow::Continue),
             }
         }
-        Ok(Flow::Continue)
     }
 
     /// Runs a meta-command (without its `\`).

@@ -156,6 +156,63 @@ fn sql_from_standard_input() {
         .stdout("n\n2155\ns\nx;y\n");
 }
 
+/// Statements split as the session's dialect reads comments (issue 45):
+/// in Access SQL `--` before anything but whitespace is two minus signs,
+/// so `SELECT 30--7;` ends at its `;` and the line after it is read on
+/// its own, and `/*` is no comment (refused at its line and column);
+/// DataFusion's SQL keeps both comment styles; after `\dialect` in a
+/// script the rest of the script splits in the new dialect.
+#[test]
+fn statements_split_as_the_dialect_reads_comments() {
+    jetsql()
+        .write_stdin("SELECT 30--7 AS x;\n\\format ndjson\nSELECT 2 AS y; -- done\n")
+        .assert()
+        .success()
+        .stdout("x\n37\n{\"y\":2}\n");
+    jetsql()
+        .args(["-c", "SELECT 1 /* note */ AS a"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(contains("Access SQL has no /* */ comments").and(contains("Line: 1, Column: 10")));
+    jetsql()
+        .args([
+            "--dialect",
+            "datafusion",
+            "-c",
+            "SELECT 1 /* ; */ AS a; SELECT 2 AS b --;\n;",
+        ])
+        .assert()
+        .success()
+        .stdout("a\n1\nb\n2\n");
+    jetsql()
+        .write_stdin(
+            "\\dialect datafusion\nSELECT 1 /* ; */ AS a;\n\\dialect access\nSELECT 30--7 AS x;\n",
+        )
+        .assert()
+        .success()
+        .stdout("a\n1\nx\n37\n");
+}
+
+/// A time alone (on Access's day zero, 1899-12-30) shows without its
+/// date in the table view, as Access's General Date shows it (issue 45;
+/// Microsoft's TimeSerial page shows `TimeSerial(18,12,10)` as
+/// "6:12:10 PM", which CStr writes); CSV keeps the whole value.
+#[test]
+fn a_time_alone_shows_without_its_date() {
+    let sql = "SELECT TimeSerial(18, 12, 10) AS t, CStr(TimeSerial(18, 12, 10)) AS s";
+    jetsql()
+        .args(["--format", "table", "-c", sql])
+        .assert()
+        .success()
+        .stdout(contains("| 18:12:10 | 6:12:10 PM |").and(contains("1899").not()));
+    jetsql()
+        .args(["--format", "csv", "-c", sql])
+        .assert()
+        .success()
+        .stdout("t,s\n1899-12-30T18:12:10,6:12:10 PM\n");
+}
+
 #[test]
 fn errors_exit_non_zero_with_the_message_on_stderr() {
     let Some(db) = nwind() else { return };

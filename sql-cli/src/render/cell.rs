@@ -2,7 +2,8 @@
 //! NULL distinct from empty text, control characters escaped so a cell
 //! stays on its line, OLE objects and other binary values summarised
 //! (`<OLE: Bitmap Image, 21,626 bytes>`), dates without a `T` and without
-//! fractional zeros (a date alone at midnight, as Access's General Date),
+//! fractional zeros (a date alone at midnight and a time alone on Access's
+//! day zero, 1899-12-30, as Access's General Date shows them),
 //! currency with at most its two significant decimals kept when the rest
 //! are zeros. Numbers are right-aligned. CSV and JSON never come here:
 //! they keep every value whole.
@@ -97,7 +98,9 @@ pub fn binary_summary(v: &[u8]) -> String {
 }
 
 /// A timestamp as Access shows a Date/Time: `YYYY-MM-DD` at midnight,
-/// else `YYYY-MM-DD HH:MM:SS` with a fraction only when there is one.
+/// `HH:MM:SS` on 1899-12-30 (Access's day zero, where a time without a
+/// date lies: `TimeSerial(14, 30, 0)`, `#2:30 PM#`), else `YYYY-MM-DD
+/// HH:MM:SS`; a fraction of a second only when there is one.
 fn timestamp_text(a: &dyn Array, row: usize, unit: TimeUnit) -> Option<String> {
     let dt = match unit {
         TimeUnit::Second => {
@@ -114,8 +117,11 @@ fn timestamp_text(a: &dyn Array, row: usize, unit: TimeUnit) -> Option<String> {
         ),
     }?;
     let midnight = dt.time() == chrono::NaiveTime::MIN;
+    let day_zero = chrono::NaiveDate::from_ymd_opt(1899, 12, 30) == Some(dt.date());
     Some(if midnight {
         dt.format("%Y-%m-%d").to_string()
+    } else if day_zero {
+        dt.format("%H:%M:%S%.f").to_string()
     } else {
         dt.format("%Y-%m-%d %H:%M:%S%.f").to_string()
     })
@@ -316,6 +322,20 @@ mod tests {
         assert_eq!(cell_text(&a, 0, "NULL"), "1996-07-04");
         assert_eq!(cell_text(&a, 1, "NULL"), "1996-07-04 15:30:05");
         assert_eq!(cell_text(&a, 2, "NULL"), "1996-07-04 15:30:05.250");
+        // a time alone is on 1899-12-30 (Access's day zero) and shows
+        // without its date, as General Date shows it; the day itself
+        // at midnight stays a date
+        let day_zero = -2_209_161_600_000_000i64;
+        let t = TimestampMicrosecondArray::from(vec![
+            day_zero + 52_200_000_000,
+            day_zero + 52_200_500_000,
+            day_zero,
+            day_zero + 86_400_000_000 + 3_600_000_000,
+        ]);
+        assert_eq!(cell_text(&t, 0, "NULL"), "14:30:00");
+        assert_eq!(cell_text(&t, 1, "NULL"), "14:30:00.500");
+        assert_eq!(cell_text(&t, 2, "NULL"), "1899-12-30");
+        assert_eq!(cell_text(&t, 3, "NULL"), "1899-12-31 01:00:00");
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod complete;
 use crate::script::is_complete;
 use crate::shell::{Flow, Shell};
 use complete::SqlHelper;
+use jet_provider::SqlDialect;
 use rustyline::error::ReadlineError;
 use rustyline::{Editor, history::DefaultHistory};
 use std::path::PathBuf;
@@ -57,12 +58,13 @@ fn shell_word(line: &str, pending: bool) -> Word {
 
 /// Whether `line`, typed while `pending` is unfinished, is a meta-command
 /// to run now rather than more of the statement: it starts with a
-/// backslash and the statement is not inside a quote or comment (psql's
-/// rule; `\\g` then runs the statement, `\\r` drops it, `\\p` prints it).
-fn meta_while_pending(pending: &str, line: &str) -> bool {
+/// backslash and the statement is not inside a quote or comment of
+/// `dialect` (psql's rule; `\\g` then runs the statement, `\\r` drops
+/// it, `\\p` prints it).
+fn meta_while_pending(pending: &str, line: &str, dialect: SqlDialect) -> bool {
     !pending.is_empty()
         && line.trim_start().starts_with('\\')
-        && is_complete(&format!("{pending}\n;"))
+        && is_complete(&format!("{pending}\n;"), dialect)
 }
 
 /// The prompt: the first database's name, `*` inside an explicit
@@ -127,7 +129,7 @@ pub fn run(shell: &mut Shell) -> Result<(), String> {
             }
             Word::Meta(cmd) => format!("\\{cmd}"),
             Word::Sql if line.trim().is_empty() && pending.is_empty() => continue,
-            Word::Sql if meta_while_pending(&pending, &line) => {
+            Word::Sql if meta_while_pending(&pending, &line, shell.session.dialect()) => {
                 let cmd = line.trim();
                 let _ = editor.add_history_entry(cmd);
                 match cmd.split_whitespace().next().unwrap_or("") {
@@ -150,7 +152,7 @@ pub fn run(shell: &mut Shell) -> Result<(), String> {
                     pending.push('\n');
                 }
                 pending.push_str(&line);
-                if !is_complete(&pending) {
+                if !is_complete(&pending, shell.session.dialect()) {
                     continue;
                 }
                 std::mem::take(&mut pending)
@@ -191,11 +193,17 @@ mod tests {
 
     #[test]
     fn meta_commands_interrupt_a_pending_statement_outside_quotes() {
-        assert!(meta_while_pending("select *", "\\d"));
-        assert!(meta_while_pending("select *\nfrom t", "  \\g"));
-        assert!(!meta_while_pending("", "\\d"));
-        assert!(!meta_while_pending("select 'abc", "\\d"));
-        assert!(!meta_while_pending("select 1 /* note", "\\d"));
-        assert!(!meta_while_pending("select *", "from t"));
+        let (access, datafusion) = (SqlDialect::Access, SqlDialect::DataFusion);
+        assert!(meta_while_pending("select *", "\\d", access));
+        assert!(meta_while_pending("select *\nfrom t", "  \\g", access));
+        assert!(!meta_while_pending("", "\\d", access));
+        assert!(!meta_while_pending("select 'abc", "\\d", access));
+        assert!(!meta_while_pending("select *", "from t", access));
+        // `/*` opens a comment in DataFusion's SQL only
+        assert!(!meta_while_pending("select 1 /* note", "\\d", datafusion));
+        assert!(meta_while_pending("select 1 /* note", "\\d", access));
+        // `--7` is no comment in Access SQL
+        assert!(meta_while_pending("select 30--7", "\\d", access));
+        assert!(!meta_while_pending("select 30--7", "\\d", datafusion));
     }
 }
