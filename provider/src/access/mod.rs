@@ -228,8 +228,13 @@ pub(crate) async fn prepare(
                 if piece.text.trim().is_empty() {
                     continue;
                 }
-                if let Some(at) = prelex::slash_star(&piece.text) {
-                    return Err(no_block_comments(&piece.text, at, script, piece.offset));
+                // the statement as typed: TRANSFORM and PIVOT, lifted out
+                // of `text`, are parsed too
+                let typed = script
+                    .get(piece.offset..piece.offset + piece.text.len())
+                    .unwrap_or(piece.text.as_str());
+                if let Some(at) = prelex::slash_star(typed) {
+                    return Err(no_block_comments(typed, at, script, piece.offset));
                 }
                 let statements = DFParserBuilder::new(piece.text.as_str())
                     .with_dialect(&AccessDialect)
