@@ -142,6 +142,28 @@ fn multi_line_describe_history_and_ctrl_c() {
     ends(&mut s);
 }
 
+/// In the Access dialect `--` before a digit is two minus signs (issue
+/// 45): `SELECT 30--7 AS x;` is complete when Enter is pressed (the `;`
+/// is no comment's), while `-- note` still comments to the end of the line.
+#[test]
+fn double_minus_before_a_digit_ends_at_its_semicolon() {
+    let db = jet_tests::workspace_root().join("fixtures/sample.accdb");
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = spawn(&[db.as_os_str()], &dir.path().join("h"));
+    s.expect("sample> ").unwrap();
+    s.send("SELECT 30--7 AS x;\r").unwrap();
+    s.expect("37 |").unwrap();
+    s.expect("sample> ").unwrap();
+    // a comment hides the `;` after it: the statement waits for its own
+    s.send("SELECT 2 AS y -- note;\r").unwrap();
+    s.expect("sample-> ").unwrap();
+    s.send(";\r").unwrap();
+    s.expect("2 |").unwrap();
+    s.expect("sample> ").unwrap();
+    s.send("\\q\r").unwrap();
+    ends(&mut s);
+}
+
 #[test]
 fn completion_of_tables_columns_and_keywords() {
     let Some(db) = nwind() else { return };
