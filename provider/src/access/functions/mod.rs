@@ -1,6 +1,6 @@
 //! The Access function library as DataFusion functions: every VBA/Jet
 //! expression function an Access query may call (text, conversion,
-//! math, date, Format, choice and inspection functions),
+//! math, date, Format, choice, inspection and miscellaneous functions),
 //! Access's own aggregates (First, Last, StDev, StDevP, Var, VarP) and
 //! the functions Access operators are rewritten to (`access_concat`,
 //! `access_like`, `access_mod`, `access_intdiv`, `access_pow`,
@@ -32,6 +32,7 @@ pub mod inspect;
 pub mod like;
 pub mod logic;
 pub mod math;
+pub mod misc;
 pub mod numfmt;
 pub mod operators;
 pub mod parse;
@@ -55,6 +56,7 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         math::functions(),
         date::functions(),
         format::functions(),
+        misc::functions(),
         operators::functions(),
     ];
     let mut out: Vec<Arc<ScalarUDF>> = groups
@@ -158,7 +160,7 @@ mod registry_tests {
             cvar abs int fix round sgn sqr exp log atn sin cos tan rnd date time now timer year \
             month day hour minute second weekday weekdayname monthname dateadd datediff datepart \
             dateserial timeserial datevalue timevalue first last stdev stdevp var varp \
-            vartype typename isarray iserror ismissing isobject \
+            vartype typename isarray iserror ismissing isobject partition qbcolor rgb \
             access_concat access_like access_mod access_intdiv access_pow access_div access_add \
             access_sub \
             left$ right$ mid$ format$ ucase$ lcase$ trim$ chr$ str$";
