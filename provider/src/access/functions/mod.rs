@@ -4,7 +4,9 @@
 //! Access's own aggregates (First, Last, StDev, StDevP, Var, VarP) and
 //! the functions Access operators are rewritten to (`access_concat`,
 //! `access_like`, `access_mod`, `access_intdiv`, `access_pow`,
-//! `access_div`, `access_add`, `access_sub`).
+//! `access_div`, `access_add`, `access_sub`). `docs/access-functions.md`
+//! holds Microsoft's list of Access functions by category and what
+//! jetsql does with each.
 //!
 //! Each function is registered under its Access name in lower case
 //! (`iif`, `mid`, `datediff`), `$` variants as aliases (`left$`). They
