@@ -310,16 +310,29 @@ impl VisitorMut for Exprs<'_> {
     }
 }
 
-/// The domain aggregates and the aggregate each stands for.
-const DOMAIN: [(&str, &str); 8] = [
-    ("dlookup", "first_value"),
-    ("dfirst", "first_value"),
-    ("dlast", "last_value"),
-    ("dcount", "count"),
-    ("dsum", "sum"),
-    ("dmin", "min"),
-    ("dmax", "max"),
-    ("davg", "avg"),
+/// The domain aggregates, the aggregate each stands for, and whether the
+/// result is Null when fewer than two records are in the domain: DStDev,
+/// DStDevP, DVar and DVarP are Access's StDev, StDevP, Var and VarP over
+/// the domain, and Microsoft's pages of them say they return Null when
+/// the domain, or the part of it that meets the criteria, has fewer than
+/// two records
+/// (<https://learn.microsoft.com/office/vba/api/access.application.dstdevp>,
+/// <https://learn.microsoft.com/office/vba/api/access.application.dvarp>;
+/// StDev and Var give Null below two values already; StDevP and VarP of
+/// one value are 0 as SQL aggregates, so those two are checked).
+const DOMAIN: [(&str, &str, bool); 12] = [
+    ("dlookup", "first_value", false),
+    ("dfirst", "first_value", false),
+    ("dlast", "last_value", false),
+    ("dcount", "count", false),
+    ("dsum", "sum", false),
+    ("dmin", "min", false),
+    ("dmax", "max", false),
+    ("davg", "avg", false),
+    ("dstdev", "stdev", false),
+    ("dstdevp", "stdevp", true),
+    ("dvar", "var", false),
+    ("dvarp", "varp", true),
 ];
 
 /// Pass 0: `DLookup("expr", "domain", "criteria")` and its siblings
@@ -348,7 +361,7 @@ fn literal_arg(a: &FunctionArg) -> Option<String> {
 impl DomainAggregates {
     fn expand(&mut self, f: &Function) -> Option<Result<Expr>> {
         let name = f.name.to_string().to_ascii_lowercase();
-        let (fname, agg) = DOMAIN.iter().find(|(d, _)| *d == name)?;
+        let (fname, agg, two) = DOMAIN.iter().find(|(d, _, _)| *d == name)?;
         let FunctionArguments::List(list) = &f.args else {
             return None;
         };
@@ -359,7 +372,13 @@ impl DomainAggregates {
                  literals, e.g. {fname}(\"[Freight]\", \"Orders\", \"[OrderID] = 10250\")"
             ))));
         };
-        let mut sql = format!("SELECT {agg}({}) FROM {}", args[0], args[1]);
+        let call = format!("{agg}({})", args[0]);
+        let value = if *two {
+            format!("IIf(Count(*) < 2, Null, {call})")
+        } else {
+            call
+        };
+        let mut sql = format!("SELECT {value} FROM {}", args[1]);
         if let Some(c) = args.get(2) {
             sql.push_str(" WHERE ");
             sql.push_str(c);

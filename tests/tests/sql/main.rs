@@ -13,6 +13,7 @@ mod support {
 
 mod access_arith;
 mod access_functions;
+mod access_library;
 mod access_sql;
 mod action_queries;
 mod alter_table;

@@ -1,10 +1,12 @@
 //! The Access function library as DataFusion functions: every VBA/Jet
 //! expression function an Access query may call (text, conversion,
-//! math, date, Format, choice functions), Access's own aggregates (First,
-//! Last, StDev, StDevP, Var, VarP) and the functions Access operators
-//! are rewritten to (`access_concat`, `access_like`, `access_mod`,
-//! `access_intdiv`, `access_pow`, `access_div`, `access_add`,
-//! `access_sub`).
+//! math, date, Format, choice, inspection and miscellaneous functions),
+//! Access's own aggregates (First, Last, StDev, StDevP, Var, VarP) and
+//! the functions Access operators are rewritten to (`access_concat`,
+//! `access_like`, `access_mod`, `access_intdiv`, `access_pow`,
+//! `access_div`, `access_add`, `access_sub`). `docs/access-functions.md`
+//! holds Microsoft's list of Access functions by category and what
+//! jetsql does with each.
 //!
 //! Each function is registered under its Access name in lower case
 //! (`iif`, `mid`, `datediff`), `$` variants as aliases (`left$`). They
@@ -28,9 +30,11 @@ pub mod convert;
 pub mod date;
 pub mod datefmt;
 pub mod format;
+pub mod inspect;
 pub mod like;
 pub mod logic;
 pub mod math;
+pub mod misc;
 pub mod numfmt;
 pub mod operators;
 pub mod parse;
@@ -54,13 +58,21 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         math::functions(),
         date::functions(),
         format::functions(),
+        misc::functions(),
         operators::functions(),
     ];
-    groups
+    let mut out: Vec<Arc<ScalarUDF>> = groups
         .into_iter()
         .flatten()
         .map(|f| Arc::new(ScalarUDF::new_from_impl(f)))
-        .collect()
+        .collect();
+    // VarType, TypeName and the Is functions that inspect a value's type
+    out.extend(
+        inspect::TypeInspect::all()
+            .into_iter()
+            .map(|f| Arc::new(ScalarUDF::new_from_impl(f))),
+    );
+    out
 }
 
 /// Access's aggregates: First, Last, StDev, StDevP, Var, VarP.
@@ -84,7 +96,9 @@ pub fn aggregate_functions() -> Vec<Arc<AggregateUDF>> {
 /// another process must say which of the two it calls.
 pub fn is_access_scalar(f: &ScalarUDF) -> bool {
     let inner = crate::frontdoor::strings::unchecked(f).inner();
-    inner.is::<udf::AccessScalar>() || inner.is::<crate::access::planner::TextFold>()
+    inner.is::<udf::AccessScalar>()
+        || inner.is::<inspect::TypeInspect>()
+        || inner.is::<crate::access::planner::TextFold>()
 }
 
 /// Access's scalar function `name` (or the text fold), size-checked
@@ -148,6 +162,7 @@ mod registry_tests {
             cvar abs int fix round sgn sqr exp log atn sin cos tan rnd date time now timer year \
             month day hour minute second weekday weekdayname monthname dateadd datediff datepart \
             dateserial timeserial datevalue timevalue first last stdev stdevp var varp \
+            vartype typename isarray iserror ismissing isobject partition qbcolor rgb \
             access_concat access_like access_mod access_intdiv access_pow access_div access_add \
             access_sub \
             left$ right$ mid$ format$ ucase$ lcase$ trim$ chr$ str$";
