@@ -36,7 +36,6 @@
 
 pub mod catalog;
 pub mod complex;
-pub mod crypt;
 pub mod data_page;
 pub mod database;
 pub mod decode;
@@ -52,6 +51,7 @@ pub mod page;
 pub mod parallel;
 pub mod props;
 pub mod queries;
+pub mod row;
 pub mod scan;
 pub mod tdef;
 pub mod text;
@@ -60,13 +60,22 @@ pub mod usage_map;
 pub mod values;
 pub mod write;
 
+/// Encrypted and password-protected databases, at their old path: the page
+/// ciphers ([`page::crypt`]) and the whole-image conversions
+/// ([`write::convert`]), which encrypt and decrypt by writing.
+pub mod crypt {
+    pub use super::page::crypt::*;
+    pub use super::write::convert;
+}
+
 pub use catalog::{CatalogEntry, ObjectKind};
 pub use complex::{Attachment, ComplexColumn, ComplexKind, ComplexValues, Version};
-pub use crypt::{Password, Protection, Scheme as ProtectionScheme};
 pub use database::{Backend, Database, FileStamp, OpenOptions, Table};
 pub use error::{ComplexError, CryptError, Error, FormatError, JournalError, Result, SchemaError};
 pub use format::JetVersion;
+pub use format::{Protection, Scheme as ProtectionScheme};
 pub use image::{CommitTarget, ImageChanges, MemImage, PageStore};
+pub use page::crypt::Password;
 pub use queries::{QueryError, QueryKind, QueryRow, SavedQuery};
 pub use scan::{ScanOptions, TableScan};
 pub use types::JetType;
