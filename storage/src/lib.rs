@@ -34,31 +34,24 @@
 //! Bad input yields a typed [`Error`] naming the page and table; never a
 //! panic, an endless loop, or an allocation larger than the file justifies.
 
-pub mod catalog;
-pub mod complex;
-pub mod data_page;
-pub mod database;
-pub mod decode;
 pub mod error;
 pub mod format;
-pub mod image;
 pub mod index;
 pub mod index_key;
 pub mod index_write;
 pub mod journal;
-pub mod lval;
 pub mod page;
-pub mod parallel;
-pub mod props;
-pub mod queries;
-pub mod row;
-pub mod scan;
-pub mod tdef;
-pub mod text;
-pub mod types;
-pub mod usage_map;
-pub mod values;
+pub mod read;
+pub mod schema;
 pub mod write;
+
+// The old module paths, for the crates above (until they name the folders).
+pub use format::{text, types, values};
+pub use page::image;
+pub use read::{
+    complex, data_page, database, decode, lval, parallel, queries, row, scan, usage_map,
+};
+pub use schema::{catalog, props, tdef};
 
 /// Encrypted and password-protected databases, at their old path: the page
 /// ciphers ([`page::crypt`]) and the whole-image conversions

@@ -1,8 +1,9 @@
-//! Typed errors of storage: one enum per layer, each carrying where the
-//! problem lies (page number, offset, table). The read path's are here; the
-//! writer's ([`WriteError`]), saved queries' ([`QueryError`]) and index
-//! keys' ([`KeyError`]) sit beside them, so every error payload type lives
-//! at the bottom of the crate and names nothing above it.
+//! Every error payload type of storage, at the bottom of the crate: it names nothing above it.
+//!
+//! One enum per layer, each carrying where the problem lies (page number,
+//! offset, table). The read path's are here; the writer's
+//! ([`WriteError`]), saved queries' ([`QueryError`]) and index keys'
+//! ([`KeyError`]) sit beside them.
 
 mod key;
 mod query;

@@ -1,12 +1,18 @@
-//! The file format's vocabulary, at the bottom of the crate: format
-//! versions and the one table of per-format offsets (no other module holds
-//! a format offset as a bare number), a column's stored content in a row
-//! ([`RawField`], [`OwnedField`]), what protects a file ([`Protection`])
-//! and the text sort orders of index keys ([`TextCollation`]).
+//! The file format's vocabulary, at the bottom of the crate: versions, offsets, types, values.
+//!
+//! Here: format versions and the one table of per-format offsets (no other
+//! module holds a format offset as a bare number). Beside them: Jet types
+//! ([`types`]), fixed-format values ([`values`]), text decoding ([`text`]),
+//! a column's stored content in a row ([`RawField`], [`OwnedField`]), what
+//! protects a file ([`Protection`]) and the text sort orders of index keys
+//! ([`TextCollation`]).
 
 mod collation;
 mod field;
 mod protection;
+pub mod text;
+pub mod types;
+pub mod values;
 
 pub use collation::TextCollation;
 pub use field::{OwnedField, RawField};

@@ -5,10 +5,8 @@
 //! while another process writes the file), a memory map for read-only bulk
 //! scans ([`MmapPageSource`]) and an in-memory image for tests
 //! ([`MemPageSource`]). Encoded and encrypted files are decoded page by
-//! page over any backend by [`crypt::CipherPageSource`]. Every backend counts the pages it
+//! page over any backend by [`super::crypt::CipherPageSource`]. Every backend counts the pages it
 //! serves, so tests and benches can show how many pages a plan touched.
-
-pub mod crypt;
 
 use crate::error::FormatError;
 use std::collections::HashMap;
