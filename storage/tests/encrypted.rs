@@ -2,7 +2,7 @@
 //! and refuse a missing or wrong password, a damaged or unknown encryption
 //! header with their own typed errors.
 //!
-//! Scheme of each file (read from its page 0, see `storage/src/crypt`):
+//! Scheme of each file (read from its page 0, see `storage/src/page/crypt`):
 //!
 //! | file | scheme |
 //! | --- | --- |

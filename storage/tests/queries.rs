@@ -22,11 +22,31 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Int16Type, Int32Type, UInt8Type};
 use arrow_array::{Array, RecordBatch};
 use jet_storage::queries::rebuild;
-use jet_storage::{Database, OpenOptions, QueryKind, QueryRow, ScanOptions};
+use jet_storage::{Database, JetVersion, OpenOptions, QueryKind, QueryRow, ScanOptions};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use support::*;
+
+// ---------------------------------------------------------------------------
+// A database without queries
+
+/// A database the writer just created has no saved queries, and asking for
+/// one by name is refused with the query's name. (Moved here from the unit
+/// tests of `queries`, which do not reach into the writer.)
+#[test]
+fn a_new_database_has_no_queries() {
+    for v in [JetVersion::Jet4, JetVersion::Ace12] {
+        let image = jet_storage::write::new_database(v, 0).expect("new database");
+        let db = Database::from_bytes(image).expect("open");
+        assert!(db.queries().expect("queries").is_empty());
+        let e = db.query("q").expect_err("no such query");
+        assert_eq!(
+            e.to_string(),
+            "saved query \"q\": no saved query of that name"
+        );
+    }
+}
 
 // ---------------------------------------------------------------------------
 // (b) Jackcess's queryTest databases

@@ -13,7 +13,7 @@
 
 use super::{KeyError, KeyValue, encode_column, seek_fidelity};
 use crate::format::JetVersion;
-use crate::scan::OwnedField;
+use crate::format::OwnedField;
 use crate::tdef::{Column, Direction};
 use crate::types::JetType;
 use std::ops::Bound;

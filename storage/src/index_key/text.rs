@@ -32,16 +32,7 @@
 //! therefore finds a *superset* of the rows whose value equals the literal
 //! byte for byte, and key order is not Arrow's (binary) order.
 
-/// The sort orders this encoder knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TextCollation {
-    /// Jet3 "General" (Access 97), Windows-1252 text.
-    General97,
-    /// Jet4 / ACE 12 "General Legacy" (sort order 1033, version 0).
-    GeneralLegacy,
-    /// ACE 14+ "General" (sort order 1033, version 1).
-    General,
-}
+pub use crate::format::TextCollation;
 
 /// The sort order id of "General" (US English locale id).
 pub const GENERAL_SORT_ORDER: u16 = 1033;

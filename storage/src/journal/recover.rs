@@ -258,7 +258,7 @@ pub fn open_for_read(path: &Path, wait: Duration) -> Result<Option<FileLock>, Jo
 /// Refuses a database path that names a directory, FIFO, device or socket
 /// (before anything opens or locks it: opening a FIFO would block).
 fn refuse_non_regular(path: &Path) -> Result<(), JournalError> {
-    match crate::database::not_a_regular_file(path) {
+    match super::vfs::not_a_regular_file(path) {
         Some(kind) => Err(JournalError::NotAFile {
             path: path.to_path_buf(),
             kind,

@@ -73,6 +73,43 @@ pub fn partial_journal_path(db: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// What `path` is when it exists but is not a regular file (symlinks are
+/// followed): "a directory", "a FIFO", "a device" or "a socket"; `None`
+/// for a regular file, a path that does not exist, or one that cannot be
+/// examined (opening it then reports why). Checked before anything opens
+/// the path, so a FIFO never blocks an open and a device is never read.
+pub fn not_a_regular_file(path: &Path) -> Option<&'static str> {
+    file_kind(&std::fs::metadata(path).ok()?)
+}
+
+/// What a file's metadata says it is when it is not a regular file: "a
+/// directory", "a FIFO", "a device", "a socket" or "not a regular file";
+/// `None` for a regular file. Shared by the open checks and by the checks
+/// of files SQL statements write.
+pub fn file_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    let t = meta.file_type();
+    if t.is_file() {
+        return None;
+    }
+    if t.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return Some("a device");
+        }
+    }
+    Some("not a regular file")
+}
+
 /// The real file system: `std::fs`, `File::sync_all` for contents and an
 /// fsync of the directory for creations and removals.
 #[derive(Debug)]

@@ -59,7 +59,7 @@ impl crate::Database {
     /// journaled and written (see [`Writer::with_password`]).
     pub fn open_writable_with_password(
         path: impl AsRef<Path>,
-        password: Option<&crate::crypt::Password>,
+        password: Option<&crate::page::crypt::Password>,
     ) -> crate::Result<Writer<JournaledFile>> {
         Writer::with_password(JournaledFile::open(path.as_ref())?, password)
     }

@@ -10,8 +10,8 @@
 //!   database password is removed.
 
 use super::replace::{Destination, rewrite_file};
-use crate::crypt::Password;
-use crate::crypt::convert::{decrypt, encrypt_agile};
+use crate::page::crypt::Password;
+use crate::write::convert::{decrypt, encrypt_agile};
 use std::path::Path;
 
 /// Encrypts the plain ACCDB file at `path` under `password` with Agile

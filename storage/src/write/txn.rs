@@ -12,11 +12,11 @@ use super::{
     tdef_columns,
 };
 use crate::catalog::{CatalogEntry, ObjectKind};
-use crate::crypt::{CipherPageSource, Unlocked};
 use crate::database::{Database, MSYS_OBJECTS_PAGE};
 use crate::format::{JetVersion, Layout, page_type};
 use crate::image::{CommitTarget, ImageChanges, MemImage, PageStore};
 use crate::index::Bookmark;
+use crate::page::crypt::{CipherPageSource, Unlocked};
 use crate::page::{MemPageSource, PageSource};
 use crate::props::{Property, PropertyMaps};
 use crate::scan::{CrackedRow, OwnedField, RawField};
@@ -91,7 +91,7 @@ impl<T: WriteTarget> Writer<T> {
     /// schema changes (see [`Transaction::create_table`]).
     pub fn with_password(
         target: T,
-        password: Option<&crate::crypt::Password>,
+        password: Option<&crate::page::crypt::Password>,
     ) -> crate::Result<Writer<T>> {
         let src = target.source()?;
         let page0 = src.read_page(0)?;

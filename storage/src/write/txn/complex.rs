@@ -19,14 +19,12 @@
 //! column) is refused naming table and column.
 
 use super::Transaction;
-use crate::complex::{
-    ComplexColumn, ComplexKind, NewAttachment, NewValue, encode_file_data, hidden_tables,
-    not_written, values_at,
-};
+use crate::complex::{ComplexColumn, ComplexKind, encode_file_data, hidden_tables};
 use crate::index::Bookmark;
 use crate::scan::OwnedField;
 use crate::tdef::TableDef;
 use crate::types::JetType;
+use crate::write::complex::{NewAttachment, NewValue, not_written, values_at};
 use crate::write::row::Cell;
 use crate::write::{WResult, WriteError};
 use arrow_array::RecordBatch;
@@ -44,7 +42,7 @@ impl Transaction<'_> {
     /// [`Transaction::insert`], where a column named like one of the
     /// table's complex `columns` (as [`crate::Database::complex_columns`]
     /// gives them) holds each row's values as a list (see
-    /// [`crate::complex::values_at`]; a NULL list stores no values).
+    /// [`crate::write::complex::values_at`]; a NULL list stores no values).
     /// Every new row takes a complex id. Refuses lists for a version
     /// history or an unrecognised kind, and a value for an append-only
     /// memo whose history jetsql would have to write (the error abandons

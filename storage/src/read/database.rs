@@ -3,9 +3,11 @@
 use crate::catalog::{
     CatalogEntry, ObjectKind, TYPE_LINKED, TYPE_LINKED_ODBC, TYPE_QUERY, TYPE_TABLE,
 };
-use crate::crypt::{CipherPageSource, HeaderFacts, PageCipher, Password, Protection, Unlocked};
 use crate::error::{Error, FormatError, Result, SchemaError};
 use crate::format::{JetVersion, header};
+use crate::page::crypt::{
+    CipherPageSource, HeaderFacts, PageCipher, Password, Protection, Unlocked,
+};
 use crate::page::{FilePageSource, MemPageSource, MmapPageSource, PageSource, rc4_apply};
 use crate::props::PropertyMaps;
 use crate::scan::{ScanOptions, ScanSource, TableScan};
@@ -18,6 +20,8 @@ use jet_kernels::bytes::{u16_at, u32_at};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+pub use crate::journal::vfs::{file_kind, not_a_regular_file};
 
 /// Page of the MSysObjects table definition in every Jet file.
 pub const MSYS_OBJECTS_PAGE: u32 = 2;
@@ -146,14 +150,14 @@ pub fn read_header(page0: &[u8]) -> Result<HeaderInfo, FormatError> {
 }
 
 /// Decides the protection of a file from its page 0 (as stored) and checks
-/// `password` against it (see [`crate::crypt::unlock`]).
+/// `password` against it (see [`crate::page::crypt::unlock`]).
 pub(crate) fn unlock_page0(
     page0: &[u8],
     header: &HeaderInfo,
     password: Option<&Password>,
 ) -> Result<Unlocked, crate::error::CryptError> {
     let unmasked = unmasked_header(page0, header.version);
-    crate::crypt::unlock(
+    crate::page::crypt::unlock(
         &HeaderFacts {
             raw: page0,
             unmasked: &unmasked,
@@ -305,22 +309,13 @@ impl Database {
     }
 
     /// Opens a database over any page source (for example the committed
-    /// image of a [`crate::write::Writer`]'s target), without a password:
+    /// image of a [`crate::Writer`]'s target), without a password:
     /// a file that needs one is refused with
     /// [`CryptError::PasswordRequired`](crate::CryptError::PasswordRequired)
-    /// ([`crate::write::Writer::database`] opens encrypted images).
+    /// ([`crate::Writer::database`] opens encrypted images).
     pub fn from_page_source(src: Arc<dyn PageSource>) -> Result<Database> {
         let header = read_header(&src.read_page(0)?)?;
         Database::from_source(None, header, Box::new(SharedSource(src)), None, None)
-    }
-
-    /// Opens a database for writing through `target` (the journaled file
-    /// target, or an in-memory [`crate::image::MemImage`]); changes happen
-    /// only inside [`crate::write::Writer::transaction`].
-    pub fn open_writable_with<T: crate::write::WriteTarget>(
-        target: T,
-    ) -> Result<crate::write::Writer<T>> {
-        crate::write::Writer::new(target)
     }
 
     fn from_source(
@@ -650,7 +645,7 @@ impl Table {
     /// [`Table::bookmarks`], decoding each data page once.
     pub fn each_raw_row(
         &self,
-        mut f: impl FnMut(crate::index::Bookmark, Vec<crate::scan::OwnedField>) -> Result<()>,
+        mut f: impl FnMut(crate::index::Bookmark, Vec<crate::format::OwnedField>) -> Result<()>,
     ) -> Result<()> {
         let src = &*self.source.src;
         let layout = self.source.version.layout();
@@ -685,7 +680,7 @@ impl Table {
         &self,
         page: &crate::data_page::DataPage,
         i: usize,
-    ) -> Result<Option<Vec<crate::scan::OwnedField>>> {
+    ) -> Result<Option<Vec<crate::format::OwnedField>>> {
         let src = &*self.source.src;
         let layout = self.source.version.layout();
         let Some((p, range)) = crate::data_page::resolve_row(src, layout, page, i)? else {
@@ -695,14 +690,14 @@ impl Table {
         let row = &p.bytes[range.clone()];
         let err = |(what, r)| crate::error::corrupt(p.number, range.start, what, r);
         let cracked =
-            crate::scan::CrackedRow::new(row, &self.def, self.source.version, &mut offsets)
+            crate::row::CrackedRow::new(row, &self.def, self.source.version, &mut offsets)
                 .map_err(err)?;
         let mut out = Vec::with_capacity(self.def.columns.len());
         for c in &self.def.columns {
             out.push(match cracked.field(c).map_err(err)? {
-                crate::scan::RawField::Null => crate::scan::OwnedField::Null,
-                crate::scan::RawField::Bool(b) => crate::scan::OwnedField::Bool(b),
-                crate::scan::RawField::Bytes(b) => crate::scan::OwnedField::Bytes(b.to_vec()),
+                crate::format::RawField::Null => crate::format::OwnedField::Null,
+                crate::format::RawField::Bool(b) => crate::format::OwnedField::Bool(b),
+                crate::format::RawField::Bytes(b) => crate::format::OwnedField::Bytes(b.to_vec()),
             });
         }
         Ok(Some(out))
@@ -713,7 +708,7 @@ impl Table {
     pub fn raw_row(
         &self,
         bm: crate::index::Bookmark,
-    ) -> Result<Option<Vec<crate::scan::OwnedField>>> {
+    ) -> Result<Option<Vec<crate::format::OwnedField>>> {
         let src = &*self.source.src;
         let layout = self.source.version.layout();
         let page = crate::data_page::DataPage::read(src, layout, bm.page)?;
@@ -918,41 +913,4 @@ fn _assert_send_sync() {
     f::<Database>();
     f::<Table>();
     let _: Option<&'static Encoding> = None;
-}
-
-/// What `path` is when it exists but is not a regular file (symlinks are
-/// followed): "a directory", "a FIFO", "a device" or "a socket"; `None`
-/// for a regular file, a path that does not exist, or one that cannot be
-/// examined (opening it then reports why). Checked before anything opens
-/// the path, so a FIFO never blocks an open and a device is never read.
-pub fn not_a_regular_file(path: &Path) -> Option<&'static str> {
-    file_kind(&std::fs::metadata(path).ok()?)
-}
-
-/// What a file's metadata says it is when it is not a regular file: "a
-/// directory", "a FIFO", "a device", "a socket" or "not a regular file";
-/// `None` for a regular file. Shared by the open checks and by the checks
-/// of files SQL statements write.
-pub fn file_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
-    let t = meta.file_type();
-    if t.is_file() {
-        return None;
-    }
-    if t.is_dir() {
-        return Some("a directory");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return Some("a FIFO");
-        }
-        if t.is_socket() {
-            return Some("a socket");
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return Some("a device");
-        }
-    }
-    Some("not a regular file")
 }

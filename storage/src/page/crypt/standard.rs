@@ -108,7 +108,7 @@ impl AesEcb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crypt::info::{BinaryKind, STANDARD_ITERATIONS};
+    use crate::page::crypt::info::{BinaryKind, STANDARD_ITERATIONS};
 
     /// A Standard header as [MS-OFFCRYPTO] 2.3.4.8 describes its writing:
     /// a random verifier and its SHA-1, encrypted with the key of block 0.

@@ -4,11 +4,11 @@
 //! on an image held in memory and return a new image; the original is
 //! never changed.
 
-use super::info::{INFO_LEN_OFFSET, INFO_OFFSET};
-use super::{Password, agile};
 use crate::database::{read_header, unlock_page0, unmasked_header};
 use crate::error::{CryptError, Result};
 use crate::format::header;
+use crate::page::crypt::info::{INFO_LEN_OFFSET, INFO_OFFSET};
+use crate::page::crypt::{Password, agile};
 use crate::page::rc4_apply;
 
 /// Spin count of the files [`encrypt_agile`] writes (what Office writes).
@@ -39,7 +39,7 @@ fn set_db_key(page0: &mut [u8], version: crate::JetVersion, key: u32) {
 /// Clears the Jet3/Jet4 database password of `page0`: Jet3 keeps 20 zero
 /// bytes, Jet4 40 bytes that unmask to zeros (the creation date's mask).
 fn clear_jet_password(page0: &mut [u8], version: crate::JetVersion) {
-    use super::jet_password::{CREATION_DATE_OFFSET, PASSWORD_OFFSET, date_mask};
+    use crate::page::crypt::jet_password::{CREATION_DATE_OFFSET, PASSWORD_OFFSET, date_mask};
     edit_header(page0, version, |h| {
         let len = if version.is_jet3() { 20 } else { 40 };
         let mask = if version.is_jet3() {
@@ -91,7 +91,7 @@ pub fn encrypt_agile(plain: &[u8], password: &Password) -> Result<Vec<u8>> {
     };
     // a zero database key would mean "not encrypted"
     let encoding_key = u32::from_le_bytes([random[80], random[81], random[82], random[83]]).max(1);
-    let pw = super::office_password_bytes(password.reveal());
+    let pw = crate::page::crypt::office_password_bytes(password.reveal());
     let (cipher, xml) = agile::create(&new, &pw, AGILE_SPIN_COUNT, encoding_key);
     let mut info = vec![4, 0, 4, 0, 0x40, 0, 0, 0];
     info.extend_from_slice(xml.as_bytes());

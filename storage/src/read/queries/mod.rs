@@ -40,8 +40,9 @@ mod sql;
 
 use crate::catalog::ObjectKind;
 use crate::database::Database;
-use crate::error::{Error, Result, printable};
+use crate::error::{Error, Result};
 
+pub use crate::error::QueryError;
 pub use sql::MAX_JOINS;
 
 /// One row of `MSysQueries`, as the rebuild reads it: every field is
@@ -187,17 +188,6 @@ impl std::fmt::Display for QueryKind {
     }
 }
 
-/// Why a saved query could not be rebuilt: the query's name and what is
-/// wrong with its rows, in words.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("saved query \"{}\": {what}", printable(query))]
-pub struct QueryError {
-    /// The query's name.
-    pub query: String,
-    /// What is wrong.
-    pub what: String,
-}
-
 /// A saved query of a database, rebuilt from its `MSysQueries` rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SavedQuery {
@@ -337,21 +327,6 @@ impl Database {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::JetVersion;
-
-    #[test]
-    fn a_new_database_has_no_queries() {
-        for v in [JetVersion::Jet4, JetVersion::Ace12] {
-            let image = crate::write::new_database(v, 0).expect("new database");
-            let db = Database::from_bytes(image).expect("open");
-            assert!(db.queries().expect("queries").is_empty());
-            let e = db.query("q").expect_err("no such query");
-            assert_eq!(
-                e.to_string(),
-                "saved query \"q\": no saved query of that name"
-            );
-        }
-    }
 
     #[test]
     fn no_rows_is_a_problem_not_a_panic() {

@@ -3,9 +3,9 @@
 
 use crate::data_page::DataPage;
 use crate::error::FormatError;
-use crate::format::Layout;
+use crate::format::{Layout, RawField};
 use crate::page::PageSource;
-use crate::scan::{FieldPlan, PageRun, RawField};
+use crate::row::{FieldPlan, PageRun};
 use crate::tdef::Column;
 use crate::text;
 use crate::types::JetType;

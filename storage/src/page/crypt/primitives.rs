@@ -7,20 +7,7 @@
 use aes::cipher::{BlockDecryptMut, BlockEncryptMut, KeyInit, KeyIvInit};
 use sha2::Digest;
 
-/// A hash algorithm a file's encryption header can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HashAlgorithm {
-    /// MD5 (Office binary RC4, MSISAM).
-    Md5,
-    /// SHA-1 (Standard, RC4 CryptoAPI, Agile, MSISAM).
-    Sha1,
-    /// SHA-256 (Agile).
-    Sha256,
-    /// SHA-384 (Agile).
-    Sha384,
-    /// SHA-512 (Agile, what Office 2013 and later write).
-    Sha512,
-}
+pub use crate::format::HashAlgorithm;
 
 impl HashAlgorithm {
     /// The algorithm an Agile descriptor names (`SHA1`, `SHA512`, …); `None`
@@ -92,18 +79,6 @@ impl HashAlgorithm {
             HashAlgorithm::Sha384 => run::<sha2::Sha384>(h0, iterations),
             HashAlgorithm::Sha512 => run::<sha2::Sha512>(h0, iterations),
         }
-    }
-}
-
-impl std::fmt::Display for HashAlgorithm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            HashAlgorithm::Md5 => "MD5",
-            HashAlgorithm::Sha1 => "SHA-1",
-            HashAlgorithm::Sha256 => "SHA-256",
-            HashAlgorithm::Sha384 => "SHA-384",
-            HashAlgorithm::Sha512 => "SHA-512",
-        })
     }
 }
 

@@ -38,7 +38,6 @@
 mod attachment;
 mod lists;
 mod values;
-mod write;
 
 pub use attachment::{
     MAX_ATTACHMENT_LEN, RAW_FILE_TYPES, decode_file_data, encode_file_data, file_type_of,
@@ -47,7 +46,6 @@ pub use lists::{
     COMPLEX_METADATA_KEY, ListExpander, attachment_fields, list_schema, version_fields,
 };
 pub use values::{Attachment, ComplexValues, Version};
-pub use write::{NewAttachment, NewValue, not_written, values_at};
 
 use crate::catalog::ObjectKind;
 use crate::database::{Database, Table};

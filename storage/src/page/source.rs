@@ -5,7 +5,7 @@
 //! while another process writes the file), a memory map for read-only bulk
 //! scans ([`MmapPageSource`]) and an in-memory image for tests
 //! ([`MemPageSource`]). Encoded and encrypted files are decoded page by
-//! page over any backend by [`crate::crypt::CipherPageSource`]. Every backend counts the pages it
+//! page over any backend by [`super::crypt::CipherPageSource`]. Every backend counts the pages it
 //! serves, so tests and benches can show how many pages a plan touched.
 
 use crate::error::FormatError;

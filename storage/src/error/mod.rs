@@ -1,5 +1,17 @@
-//! Typed errors of the read path: one enum per layer, each carrying where
-//! the problem lies (page number, offset, table).
+//! Every error payload type of storage, at the bottom of the crate: it names nothing above it.
+//!
+//! One enum per layer, each carrying where the problem lies (page number,
+//! offset, table). The read path's are here; the writer's
+//! ([`WriteError`]), saved queries' ([`QueryError`]) and index keys'
+//! ([`KeyError`]) sit beside them.
+
+mod key;
+mod query;
+mod write;
+
+pub use key::KeyError;
+pub use query::QueryError;
+pub use write::{WResult, WriteError};
 
 use jet_kernels::Refusal;
 use std::path::PathBuf;
@@ -109,14 +121,14 @@ pub enum CryptError {
     )]
     PasswordRequired {
         /// What protects the file.
-        protection: crate::crypt::Protection,
+        protection: crate::format::Protection,
     },
     /// The password given is not the file's (checked against the header's
     /// verifier before any page was decoded).
     #[error("the password given is not this database's password ({protection})")]
     WrongPassword {
         /// What protects the file.
-        protection: crate::crypt::Protection,
+        protection: crate::format::Protection,
     },
     /// The encryption header in page 0 is out of bounds or inconsistent.
     #[error("the encryption header of this database is damaged at byte {offset} of page 0: {what}")]
@@ -418,7 +430,7 @@ pub enum Error {
     Arrow(#[from] arrow_schema::ArrowError),
     /// A write was refused or failed; the committed image is unchanged.
     #[error(transparent)]
-    Write(Box<crate::write::WriteError>),
+    Write(Box<WriteError>),
     /// Committing, recovering or locking through the undo journal.
     #[error(transparent)]
     Journal(#[from] JournalError),
@@ -429,7 +441,7 @@ pub enum Error {
     /// A saved query that does not exist or whose `MSysQueries` rows do
     /// not describe a query: names the query and what is wrong.
     #[error(transparent)]
-    Query(#[from] crate::queries::QueryError),
+    Query(#[from] QueryError),
     /// A complex column whose hidden tables do not describe it, or whose
     /// stored values do not decode: names the table, column and complex id.
     #[error(transparent)]

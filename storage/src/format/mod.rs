@@ -1,5 +1,22 @@
-//! Format versions and the one table of per-format offsets. No other module
-//! holds a format offset as a bare number.
+//! The file format's vocabulary, at the bottom of the crate: versions, offsets, types, values.
+//!
+//! Here: format versions and the one table of per-format offsets (no other
+//! module holds a format offset as a bare number). Beside them: Jet types
+//! ([`types`]), fixed-format values ([`values`]), text decoding ([`text`]),
+//! a column's stored content in a row ([`RawField`], [`OwnedField`]), what
+//! protects a file ([`Protection`]) and the text sort orders of index keys
+//! ([`TextCollation`]).
+
+mod collation;
+mod field;
+mod protection;
+pub mod text;
+pub mod types;
+pub mod values;
+
+pub use collation::TextCollation;
+pub use field::{OwnedField, RawField};
+pub use protection::{CipherAlgorithm, HashAlgorithm, Protection, Scheme};
 
 /// The Jet engine generation that wrote the file (page 0, offset 0x14).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
