@@ -1,6 +1,7 @@
 //! The Access function library as DataFusion functions: every VBA/Jet
 //! expression function an Access query may call (text, conversion,
-//! math, date, Format, choice functions), Access's own aggregates (First,
+//! math, date, Format, choice and financial functions, and `Array` for
+//! the financial functions that take a list), Access's own aggregates (First,
 //! Last, StDev, StDevP, Var, VarP) and the functions Access operators
 //! are rewritten to (`access_concat`, `access_like`, `access_mod`,
 //! `access_intdiv`, `access_pow`, `access_div`, `access_add`,
@@ -27,6 +28,7 @@ pub mod calendar;
 pub mod convert;
 pub mod date;
 pub mod datefmt;
+pub mod financial;
 pub mod format;
 pub mod like;
 pub mod logic;
@@ -54,13 +56,17 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         math::functions(),
         date::functions(),
         format::functions(),
+        financial::functions(),
         operators::functions(),
     ];
-    groups
+    let mut out: Vec<Arc<ScalarUDF>> = groups
         .into_iter()
         .flatten()
         .map(|f| Arc::new(ScalarUDF::new_from_impl(f)))
-        .collect()
+        .collect();
+    // NPV, IRR, MIRR and Array take or make lists, which `Value` has not
+    out.extend(financial::list_functions());
+    out
 }
 
 /// Access's aggregates: First, Last, StDev, StDevP, Var, VarP.
@@ -84,7 +90,10 @@ pub fn aggregate_functions() -> Vec<Arc<AggregateUDF>> {
 /// another process must say which of the two it calls.
 pub fn is_access_scalar(f: &ScalarUDF) -> bool {
     let inner = crate::frontdoor::strings::unchecked(f).inner();
-    inner.is::<udf::AccessScalar>() || inner.is::<crate::access::planner::TextFold>()
+    inner.is::<udf::AccessScalar>()
+        || inner.is::<financial::CashFlows>()
+        || inner.is::<financial::ArrayOf>()
+        || inner.is::<crate::access::planner::TextFold>()
 }
 
 /// Access's scalar function `name` (or the text fold), size-checked
@@ -149,7 +158,7 @@ mod registry_tests {
             month day hour minute second weekday weekdayname monthname dateadd datediff datepart \
             dateserial timeserial datevalue timevalue first last stdev stdevp var varp \
             access_concat access_like access_mod access_intdiv access_pow access_div access_add \
-            access_sub \
+            access_sub pmt ipmt ppmt pv fv nper rate npv irr mirr ddb sln syd array \
             left$ right$ mid$ format$ ucase$ lcase$ trim$ chr$ str$";
         for w in wanted.split_whitespace() {
             assert!(names.contains(w), "{w} is missing");
