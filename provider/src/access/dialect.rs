@@ -24,11 +24,14 @@
 //!   parsing ([`super::prelex::slash_star`]).
 //! - `ALTER TABLE t ALTER [COLUMN] c LONG` (a type without `TYPE`) is
 //!   `ALTER TABLE t ALTER COLUMN c TYPE LONG`.
+//! - `Array(1, 2, 3)` is a call of VBA's Array function (sqlparser
+//!   reads `ARRAY(` as the start of `ARRAY(SELECT …)`, which stays so).
 
 use super::datelit::{AccessDateTime, parse_date_literal};
 use datafusion::sql::sqlparser::ast::helpers::attached_token::AttachedToken;
 use datafusion::sql::sqlparser::ast::{
-    AlterColumnOperation, AlterTable, AlterTableOperation, BinaryOperator, Expr, Ident, Statement,
+    AlterColumnOperation, AlterTable, AlterTableOperation, BinaryOperator, Expr, Ident, ObjectName,
+    Statement,
 };
 use datafusion::sql::sqlparser::dialect::{Dialect, Precedence};
 use datafusion::sql::sqlparser::keywords::Keyword;
@@ -108,7 +111,7 @@ impl Dialect for AccessDialect {
         if parser.peek_token_ref().token == Token::Sharp {
             return Some(date_literal(parser));
         }
-        None
+        array_call(parser)
     }
 
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
@@ -174,6 +177,30 @@ fn bang_qualifier(parser: &mut Parser, left: &Expr) -> Result<Expr, ParserError>
     };
     parts.push(parser.parse_identifier()?);
     Ok(Expr::CompoundIdentifier(parts))
+}
+
+/// `Array(…)` (the word unquoted, an opening parenthesis next, no
+/// `SELECT` or `WITH` after it) as a call of the function `Array`;
+/// `None` (nothing consumed) for anything else.
+fn array_call(parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+    let first = parser.peek_token_ref();
+    let name = match &first.token {
+        Token::Word(w) if w.keyword == Keyword::ARRAY && w.quote_style.is_none() => {
+            w.to_ident(first.span)
+        }
+        _ => return None,
+    };
+    if parser.peek_nth_token_ref(1).token != Token::LParen {
+        return None;
+    }
+    if let Token::Word(w) = &parser.peek_nth_token_ref(2).token
+        && w.quote_style.is_none()
+        && matches!(w.keyword, Keyword::SELECT | Keyword::WITH)
+    {
+        return None;
+    }
+    parser.next_token();
+    Some(parser.parse_function(ObjectName::from(vec![name])))
 }
 
 /// Access's `ALTER TABLE t ALTER [COLUMN] c <type>` (the type without
@@ -368,6 +395,23 @@ mod tests {
         ));
         // a name spelt Imp in brackets is a name
         assert_eq!(parse("SELECT [Imp] FROM t"), "SELECT [Imp] FROM t");
+    }
+
+    #[test]
+    fn array_of_values_is_a_function_call() {
+        // sqlparser alone would read a subquery after `ARRAY(`
+        assert_eq!(
+            parse("SELECT Array(1, -2.5, x)"),
+            "SELECT Array(1, -2.5, x)"
+        );
+        assert_eq!(parse("SELECT array()"), "SELECT array()");
+        assert_eq!(
+            parse("SELECT NPV(0.1, Array(-100, 60, 60))"),
+            "SELECT NPV(0.1, Array(-100, 60, 60))"
+        );
+        // the subquery form as before; a bracketed name is a name
+        assert_eq!(parse("SELECT ARRAY(SELECT 1)"), "SELECT ARRAY(SELECT 1)");
+        assert_eq!(parse("SELECT [Array] FROM t"), "SELECT [Array] FROM t");
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod support {
 }
 
 mod access_arith;
+mod access_financial;
 mod access_functions;
 mod access_library;
 mod access_sql;

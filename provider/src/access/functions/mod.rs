@@ -1,6 +1,7 @@
 //! The Access function library as DataFusion functions: every VBA/Jet
 //! expression function an Access query may call (text, conversion,
-//! math, date, Format, choice, inspection and miscellaneous functions),
+//! math, date, Format, choice, inspection, financial and miscellaneous
+//! functions, and `Array` for the financial functions that take a list),
 //! Access's own aggregates (First, Last, StDev, StDevP, Var, VarP) and
 //! the functions Access operators are rewritten to (`access_concat`,
 //! `access_like`, `access_mod`, `access_intdiv`, `access_pow`,
@@ -29,6 +30,7 @@ pub mod calendar;
 pub mod convert;
 pub mod date;
 pub mod datefmt;
+pub mod financial;
 pub mod format;
 pub mod inspect;
 pub mod like;
@@ -59,6 +61,7 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         date::functions(),
         format::functions(),
         misc::functions(),
+        financial::functions(),
         operators::functions(),
     ];
     let mut out: Vec<Arc<ScalarUDF>> = groups
@@ -72,6 +75,8 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
             .into_iter()
             .map(|f| Arc::new(ScalarUDF::new_from_impl(f))),
     );
+    // NPV, IRR, MIRR and Array take or make lists, which `Value` has not
+    out.extend(financial::list_functions());
     out
 }
 
@@ -98,6 +103,8 @@ pub fn is_access_scalar(f: &ScalarUDF) -> bool {
     let inner = crate::frontdoor::strings::unchecked(f).inner();
     inner.is::<udf::AccessScalar>()
         || inner.is::<inspect::TypeInspect>()
+        || inner.is::<financial::CashFlows>()
+        || inner.is::<financial::ArrayOf>()
         || inner.is::<crate::access::planner::TextFold>()
 }
 
@@ -164,7 +171,7 @@ mod registry_tests {
             dateserial timeserial datevalue timevalue first last stdev stdevp var varp \
             vartype typename isarray iserror ismissing isobject partition qbcolor rgb \
             access_concat access_like access_mod access_intdiv access_pow access_div access_add \
-            access_sub \
+            access_sub pmt ipmt ppmt pv fv nper rate npv irr mirr ddb sln syd array \
             left$ right$ mid$ format$ ucase$ lcase$ trim$ chr$ str$";
         for w in wanted.split_whitespace() {
             assert!(names.contains(w), "{w} is missing");
