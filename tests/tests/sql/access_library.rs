@@ -376,7 +376,7 @@ async fn domain_spread_functions() {
 }
 
 /// The statuses `docs/access-functions.md` gives a function.
-const STATUSES: [&str; 4] = ["supported", "added", "financial branch", "left"];
+const STATUSES: [&str; 3] = ["supported", "added", "left"];
 
 /// One row of the list in `docs/access-functions.md`.
 struct Listed {
