@@ -2,9 +2,11 @@
 //! expression function an Access query may call (text, conversion,
 //! math, date, Format, choice functions), Access's own aggregates (First,
 //! Last, StDev, StDevP, Var, VarP) and the functions Access operators
-//! are rewritten to (`access_concat`, `access_like`, `access_mod`,
-//! `access_intdiv`, `access_pow`, `access_div`, `access_add`,
-//! `access_sub`).
+//! are rewritten to (`access_concat`, `access_like`, `access_pow`,
+//! `access_div`, and in [`arith`] `access_add`, `access_sub`,
+//! `access_mul`, `access_intdiv`, `access_mod`, `access_not`,
+//! `access_number`; the result types are tabled in
+//! `docs/access-operators.md`).
 //!
 //! Each function is registered under its Access name in lower case
 //! (`iif`, `mid`, `datediff`), `$` variants as aliases (`left$`). They
@@ -23,6 +25,7 @@
 //! Timer and Rnd.
 
 pub mod aggregate;
+pub mod arith;
 pub mod calendar;
 pub mod convert;
 pub mod date;
@@ -55,6 +58,7 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         date::functions(),
         format::functions(),
         operators::functions(),
+        arith::functions(),
     ];
     groups
         .into_iter()
@@ -149,7 +153,7 @@ mod registry_tests {
             month day hour minute second weekday weekdayname monthname dateadd datediff datepart \
             dateserial timeserial datevalue timevalue first last stdev stdevp var varp \
             access_concat access_like access_mod access_intdiv access_pow access_div access_add \
-            access_sub \
+            access_sub access_mul access_not access_number \
             left$ right$ mid$ format$ ucase$ lcase$ trim$ chr$ str$";
         for w in wanted.split_whitespace() {
             assert!(names.contains(w), "{w} is missing");
