@@ -14,6 +14,7 @@ mod support {
 mod access_arith;
 mod access_functions;
 mod access_sql;
+mod access_types;
 mod action_queries;
 mod alter_table;
 mod archive;

@@ -436,7 +436,7 @@ fn decimal_arith(c: &Call, op: Op, s: i8) -> Result<Value> {
     let (x, sx) = exact(c, 0)?;
     let (y, sy) = exact(c, 1)?;
     let r = match op {
-        Op::Add | Op::Sub => match (rescale(x, sx, s), rescale(y, sy, s)) {
+        Op::Add | Op::Sub => match (product(x, 1, sx, s), product(y, 1, sy, s)) {
             (Some(x), Some(y)) if op == Op::Add => x.checked_add(y),
             (Some(x), Some(y)) => x.checked_sub(y),
             _ => None,
@@ -454,13 +454,13 @@ fn decimal_arith(c: &Call, op: Op, s: i8) -> Result<Value> {
 fn product(x: i128, y: i128, from: i8, to: i8) -> Option<i128> {
     let ten = i256::from_i128(10);
     let p = i256::from_i128(x).checked_mul(i256::from_i128(y))?;
-    let drop = i32::from(from) - i32::from(to);
-    if drop <= 0 {
+    let dropped = i32::from(from) - i32::from(to);
+    if dropped <= 0 {
         return p
-            .checked_mul(ten.checked_pow(drop.unsigned_abs())?)?
+            .checked_mul(ten.checked_pow(dropped.unsigned_abs())?)?
             .to_i128();
     }
-    let d = ten.checked_pow(drop as u32)?;
+    let d = ten.checked_pow(dropped as u32)?;
     let n = p.checked_abs()?;
     let mut q = n.checked_div(d)?;
     let twice = n.checked_rem(d)?.checked_mul(i256::from_i128(2))?;

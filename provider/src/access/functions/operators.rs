@@ -122,24 +122,35 @@ fn decimal_quotient((a, sa): (i128, i8), (b, sb): (i128, i8), s: i8) -> Option<i
     (q.abs() < 10i128.pow(38)).then_some(q)
 }
 
+/// An operand of a Decimal division as (unscaled value, scale): a
+/// Decimal, Currency, whole number or Yes/No exactly, anything else as
+/// `CDec` reads it (a Double to 15 significant digits, a Single to 7, at
+/// CDec's 10 places): "Division involves a Decimal and any other data
+/// type: A Decimal data type" (the "/ operator" page).
+fn decimal_operand(c: &Call, i: usize) -> Result<(i128, i8)> {
+    match exact(c.arg(i)) {
+        Some(e) => Ok(e),
+        None => Ok((
+            super::udf::to_decimal(c.name, c.arg(i), 38, 10)?.unwrap_or(0),
+            10,
+        )),
+    }
+}
+
 /// `a / b`: a zero divisor is an error ("Division by zero"), as in
-/// Access; Decimals and whole numbers divide exactly (rounded at the
-/// result's scale), Singles in Single, everything else in Double.
+/// Access; a Decimal quotient is exact (rounded half to even at the
+/// result's scale), Singles divide in Single, everything else in Double.
 fn div(c: &Call) -> Result<Value> {
     let y = c.num(1, "Divisor")?;
     if y == 0.0 {
         return Err(c.err("Division by zero"));
     }
-    if let DataType::Decimal128(_, s) = c.ret
-        && let (Some(a), Some(b)) = (exact(c.arg(0)), exact(c.arg(1)))
-    {
+    if let DataType::Decimal128(_, s) = c.ret {
+        let (a, b) = (decimal_operand(c, 0)?, decimal_operand(c, 1)?);
         return decimal_quotient(a, b, *s)
             .map(|u| Value::Decimal(u, *s))
             .ok_or_else(|| c.err("overflow"));
     }
-    // a Decimal result with a Double or text operand is the Double
-    // quotient, which the result builder reads to 15 digits as Access
-    // converts it
     let x = c.num(0, "Dividend")?;
     let (q, value) = if *c.ret == DataType::Float32 {
         let q = x as f32 / y as f32;
