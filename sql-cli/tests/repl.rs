@@ -81,9 +81,11 @@ fn multi_line_describe_history_and_ctrl_c() {
     s.expect("nwind> ").unwrap();
 
     // A cross join of three copies of Order Details (10^10 rows) runs for
-    // hours; Ctrl-C cancels it and the prompt returns.
+    // hours; Ctrl-C cancels it and the prompt returns. (The product is
+    // taken in BIGINT: three Integer quantities multiply as an Integer in
+    // Access SQL and overflow it.)
     s.send(
-        "SELECT count(*), sum(a.\"Quantity\" * b.\"Quantity\" * c.\"Quantity\") \
+        "SELECT count(*), sum(CAST(a.\"Quantity\" AS BIGINT) * b.\"Quantity\" * c.\"Quantity\") \
          FROM \"Order Details\" a, \"Order Details\" b, \"Order Details\" c;\r",
     )
     .unwrap();

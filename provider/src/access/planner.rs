@@ -1,24 +1,37 @@
 //! Access's operators, planned with the operands' types known (a
 //! DataFusion `ExprPlanner`, installed only in the state that plans
-//! Access-dialect statements):
+//! Access-dialect statements). The result type of each operator for
+//! each pair of Access types, with the Microsoft page every line comes
+//! from and where jetsql differs, is tabled in `docs/access-operators.md`.
 //!
-//! - `a & b` concatenates as text; NULL & 'x' is 'x' (only NULL & NULL is
-//!   NULL).
-//! - `a ^ b` is exponentiation; `a Mod b` and `a \ b` round their operands
-//!   to integers first (banker's rounding), as Access does.
-//! - `+` of two texts concatenates (NULL propagates, as Access's `+`).
-//! - Date − Date is a Double number of days; Date ± number adds days.
-//! - Text comparisons (`=`, `<>`, `<`, …) ignore ASCII case and trailing
-//!   spaces, as Access's do (see [`TextFold`]).
-//! - Yes/No in arithmetic is −1 or 0 (True is −1 in Access).
-//! - `Xor`, `Eqv` and `Imp` of Yes/No follow Access's three-valued
-//!   tables; `And`, `Or`, `Xor`, `Eqv` and `Imp` of whole numbers compare
-//!   bits (`5 And 3` is 1; True is −1).
-//! - A text and a number add and subtract as numbers (`"25" + 12` is 37).
+//! - `+`, `-` and `*` of numbers, dates, Yes/No and text are Access's
+//!   arithmetic (`access_add`, `access_sub`, `access_mul`, see
+//!   [`crate::access::functions::arith`]): the result has the more
+//!   precise operand's type (Integer + Integer is an Integer, Currency
+//!   stays exact to four places), overflow is an error rather than a
+//!   wrapped value, a decimal literal is a Double, Yes/No is -1 or 0, a
+//!   text must spell a number (`"25" + 12` is 37), Date ± number moves
+//!   days and Date - Date is a Double number of days.
+//! - `+` of two texts concatenates (Null propagates, as Access's `+`);
+//!   `a & b` concatenates as text, Null & 'x' is 'x' (only Null & Null is
+//!   Null).
 //! - `a / b` divides as Access does (see `AccessPlanner::divide`): a
 //!   Double quotient (`7/2` is 3.5, not DataFusion's integer 3), Single
 //!   for two Byte/Integer/Single operands, Decimal for a Decimal operand;
 //!   a zero divisor is an error.
+//! - `a ^ b` is exponentiation (a Double); `a Mod b` and `a \ b` round
+//!   their operands half to even to Byte, Integer or Long first and
+//!   answer in the wider of those types.
+//! - Comparisons: text with text ignores ASCII case and trailing spaces
+//!   (see [`TextFold`]); a text compared with a number is read as a number
+//!   ("type mismatch" when it spells none), with a date as a date; Yes/No
+//!   compares as -1 or 0; a date with a number as its serial number; a
+//!   Single with a Double at the Single's precision.
+//! - `Xor`, `Eqv` and `Imp` of Yes/No follow Access's three-valued
+//!   tables; `And`, `Or`, `Xor`, `Eqv` and `Imp` with a number operand
+//!   compare bits (`5 And 3` is 1; True is -1; a fraction is rounded to a
+//!   Long first). `Not` of a number is rewritten before planning (see
+//!   `access::rewrite`).
 
 use datafusion::arrow::array::{ArrayRef, StringArray};
 use datafusion::arrow::datatypes::DataType;
@@ -182,20 +195,41 @@ impl AccessPlanner {
         Expr::ScalarFunction(ScalarFunction::new_udf(self.fold.clone(), vec![e]))
     }
 
+    /// `a + b`, `a - b`, `a * b` (`name` is the Access function): the
+    /// operands as Access types them ([`access_operand`]), the result
+    /// type and value by Access's tables (see
+    /// [`crate::access::functions::arith`]).
+    fn arithmetic(
+        &self,
+        name: &str,
+        left: Expr,
+        lt: &DataType,
+        right: Expr,
+        rt: &DataType,
+    ) -> Result<Expr> {
+        let (left, _) = access_operand(left, lt);
+        let (right, _) = access_operand(right, rt);
+        self.call(name, vec![left, right])
+    }
+
     /// `a / b` as Microsoft's "/ operator" page
     /// (<https://learn.microsoft.com/office/vba/language/reference/user-interface-help/forwardslash-operator>)
     /// has it: Null when either operand is Null; Decimal when either is a
-    /// Decimal ([`is_access_decimal`]); Single when both are Byte,
-    /// Integer or Single; otherwise Double (a literal with a decimal point
-    /// is a Double in Access, a Currency divides as Double); a zero
-    /// divisor is an error. A non-zero constant divisor divides with
-    /// DataFusion's own operator on Doubles (the same IEEE quotient,
-    /// vectorized, folded when both sides are constants); any other goes
-    /// through `access_div`, which refuses a zero divisor.
+    /// Decimal ([`decimal_role`]); Single when both are Byte, Integer
+    /// (Yes/No counts as one) or Single; otherwise Double (a literal with
+    /// a decimal point is a Double in Access, a Currency, a date (its
+    /// serial number) or a text (the number it spells) divides as
+    /// Double); a zero divisor is an error. A non-zero constant divisor
+    /// divides with DataFusion's own operator on Doubles (the same IEEE
+    /// quotient, vectorized, folded when both sides are constants); any
+    /// other goes through `access_div`, which refuses a zero divisor.
     fn divide(&self, left: Expr, lt: &DataType, right: Expr, rt: &DataType) -> Result<Expr> {
+        let constant_divisor = is_nonzero_constant(&right);
         let (left, lt) = number_operand(left, lt);
         let (right, rt) = number_operand(right, rt);
-        if is_access_decimal(&left, &lt) || is_access_decimal(&right, &rt) {
+        let (left, lt) = access_operand(left, &lt);
+        let (right, rt) = access_operand(right, &rt);
+        if is_decimal(&lt) || is_decimal(&rt) {
             return self.call("access_div", vec![left, right]);
         }
         if is_single_operand(&lt) && is_single_operand(&rt) {
@@ -207,21 +241,154 @@ impl AccessPlanner {
                 ],
             );
         }
-        // text stays text: access_div reads it as a number, as Access does
+        // text and dates stay as they are: access_div reads them as the
+        // numbers they stand for, as Access does
         let double = |e: Expr, t: &DataType| {
-            if is_text(t) {
+            if is_text(t) || is_date(t) {
                 e
             } else {
                 cast_to(e, t, DataType::Float64)
             }
         };
-        let constant_divisor = is_nonzero_constant(&right) && !is_text(&lt);
+        let fast = constant_divisor && !is_text(&lt) && !is_date(&lt);
         let (l, r) = (double(left, &lt), double(right, &rt));
-        if constant_divisor {
+        if fast {
             return Ok(binary(l, Operator::Divide, r));
         }
         self.call("access_div", vec![l, r])
     }
+
+    /// `a And b`, `Or`, `Xor`, `Eqv`, `Imp` with a number operand, bit by
+    /// bit (Microsoft's pages of each operator, e.g.
+    /// <https://learn.microsoft.com/office/vba/language/reference/user-interface-help/imp-operator>:
+    /// `Eqv` is the complement of `Xor`, `Imp` is `(Not a) Or b`), with
+    /// DataFusion's vectorized bitwise operators on the wider of the
+    /// operands' whole-number types ([`bitwise_type`]).
+    fn bitwise(
+        &self,
+        op: &BinaryOperator,
+        left: Expr,
+        lt: &DataType,
+        right: Expr,
+        rt: &DataType,
+    ) -> Result<Expr> {
+        let t = bitwise_type(lt, rt);
+        let l = self.whole_operand(left, lt, &t)?;
+        let r = self.whole_operand(right, rt, &t)?;
+        let ones = all_ones(&t);
+        let not = |e: Expr| binary(e, Operator::BitwiseXor, Expr::Literal(ones.clone(), None));
+        Ok(match op {
+            BinaryOperator::And => binary(l, Operator::BitwiseAnd, r),
+            BinaryOperator::Or => binary(l, Operator::BitwiseOr, r),
+            BinaryOperator::Custom(c) if c == super::dialect::EQV => {
+                not(binary(l, Operator::BitwiseXor, r))
+            }
+            BinaryOperator::Custom(c) if c == super::dialect::IMP => {
+                binary(not(l), Operator::BitwiseOr, r)
+            }
+            _ => binary(l, Operator::BitwiseXor, r),
+        })
+    }
+
+    /// An operand of a bitwise operator as the whole-number type `to`:
+    /// Yes/No as -1 or 0, a whole number as it is, anything else rounded
+    /// half to even to a Long (`CLng`, which reports a text that spells
+    /// no number and a value beyond a Long).
+    fn whole_operand(&self, e: Expr, t: &DataType, to: &DataType) -> Result<Expr> {
+        let (e, t) = match t {
+            DataType::Boolean => (yes_no_number(e), DataType::Int16),
+            t if t.is_integer() || *t == DataType::Null => (e, t.clone()),
+            _ => (self.call("clng", vec![e])?, DataType::Int32),
+        };
+        Ok(cast_to(e, &t, to.clone()))
+    }
+
+    /// Both sides of a comparison as Access compares them (Microsoft's
+    /// "Comparison operators" page,
+    /// <https://learn.microsoft.com/office/vba/language/reference/user-interface-help/comparison-operators>),
+    /// unchanged where DataFusion's comparison already is Access's:
+    ///
+    /// - Yes/No is a number (-1 or 0), so True < False;
+    /// - a text with a number compares as numbers: the text must spell one
+    ///   ("type mismatch" otherwise);
+    /// - a date with a text compares as dates (the text read by `CDate`);
+    /// - a date with a number compares its serial number;
+    /// - a Single with a Double rounds the Double to Single.
+    ///
+    /// Text with text is folded by the caller.
+    fn comparison(
+        &self,
+        op: &BinaryOperator,
+        left: Expr,
+        lt: &DataType,
+        right: Expr,
+        rt: &DataType,
+    ) -> Result<(Expr, Expr)> {
+        use Compared::*;
+        let ordering = !matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq);
+        let (lk, rk) = (compared(lt), compared(rt));
+        let number = |e: Expr, k: Compared| -> Result<Expr> {
+            Ok(match k {
+                YesNo => yes_no_number(e),
+                Text | Date => self.call("access_number", vec![e])?,
+                _ => e,
+            })
+        };
+        Ok(match (lk, rk) {
+            (YesNo, YesNo) if ordering => (yes_no_number(left), yes_no_number(right)),
+            (YesNo, Number | Single) | (Number | Single, YesNo) => {
+                (number(left, lk)?, number(right, rk)?)
+            }
+            (Text, Number | Single | YesNo) | (Number | Single | YesNo, Text) => {
+                (number(left, lk)?, number(right, rk)?)
+            }
+            (Date, Text) => (left, self.call("cdate", vec![right])?),
+            (Text, Date) => (self.call("cdate", vec![left])?, right),
+            (Date, Number | Single | YesNo) | (Number | Single | YesNo, Date) => {
+                (number(left, lk)?, number(right, rk)?)
+            }
+            (Single, Number) if double_like(&right, rt) => {
+                let (r, t) = access_operand(right, rt);
+                (left, cast_to(r, &t, DataType::Float32))
+            }
+            (Number, Single) if double_like(&left, lt) => {
+                let (l, t) = access_operand(left, lt);
+                (cast_to(l, &t, DataType::Float32), right)
+            }
+            _ => (left, right),
+        })
+    }
+}
+
+/// How a comparison operand is read ([`AccessPlanner::comparison`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Compared {
+    YesNo,
+    /// A Single.
+    Single,
+    /// Any other number.
+    Number,
+    Text,
+    Date,
+    /// Null and the types Access has no operators for.
+    Other,
+}
+
+fn compared(t: &DataType) -> Compared {
+    match t {
+        DataType::Boolean => Compared::YesNo,
+        DataType::Float32 | DataType::Float16 => Compared::Single,
+        t if t.is_numeric() => Compared::Number,
+        t if is_text(t) => Compared::Text,
+        t if is_date(t) => Compared::Date,
+        _ => Compared::Other,
+    }
+}
+
+/// A Double in Access: a Double, or a decimal literal (see
+/// [`decimal_role`]).
+fn double_like(e: &Expr, t: &DataType) -> bool {
+    *t == DataType::Float64 || decimal_role(e, t) == Some(DecimalRole::Double)
 }
 
 fn is_text(t: &DataType) -> bool {
@@ -235,11 +402,12 @@ fn is_date(t: &DataType) -> bool {
     )
 }
 
-/// Yes/No as Access's number: −1 for True, 0 for False, NULL stays NULL.
+/// Yes/No as Access's number: −1 for True, 0 for False, NULL stays NULL;
+/// an Integer, as Yes/No counts in Access's arithmetic.
 fn yes_no_number(e: Expr) -> Expr {
     Expr::Negative(Box::new(Expr::Cast(Cast::new(
         Box::new(e),
-        DataType::Int32,
+        DataType::Int16,
     ))))
 }
 
@@ -258,53 +426,76 @@ fn is_yes_no(t: &DataType) -> bool {
     matches!(t, DataType::Boolean | DataType::Null)
 }
 
-/// Operands the logical operators compare bit by bit: a whole number,
-/// with a whole number, Yes/No (True is −1) or Null.
-fn bitwise_operands(lt: &DataType, rt: &DataType) -> bool {
-    (lt.is_integer() || rt.is_integer())
-        && (lt.is_integer() || is_yes_no(lt))
-        && (rt.is_integer() || is_yes_no(rt))
+/// An operand of Access's arithmetic: a number, Yes/No, a date, a text
+/// (a number spelt out) or Null.
+fn is_arithmetic(t: &DataType) -> bool {
+    t.is_numeric() || is_text(t) || is_date(t) || is_yes_no(t)
 }
 
-/// `a And b`, `Or`, `Xor`, `Eqv`, `Imp` of whole numbers, bit by bit
-/// (Microsoft's pages of each operator, e.g.
-/// <https://learn.microsoft.com/office/vba/language/reference/user-interface-help/imp-operator>:
-/// `Eqv` is the complement of `Xor`, `Imp` is `(Not a) Or b`), with
-/// DataFusion's vectorized bitwise operators.
-fn bitwise(op: &BinaryOperator, left: Expr, lt: &DataType, right: Expr, rt: &DataType) -> Expr {
-    let (l, _) = number_operand(left, lt);
-    let (r, _) = number_operand(right, rt);
-    let not = |e: Expr| {
-        binary(
-            e,
-            Operator::BitwiseXor,
-            Expr::Literal(ScalarValue::Int64(Some(-1)), None),
-        )
+/// Operands the logical operators compare bit by bit: Access values of
+/// which at least one is not Yes/No or Null (two of those follow the
+/// three-valued tables).
+fn bitwise_operands(lt: &DataType, rt: &DataType) -> bool {
+    is_arithmetic(lt) && is_arithmetic(rt) && !(is_yes_no(lt) && is_yes_no(rt))
+}
+
+/// The whole-number type a bitwise operand is read as: a Byte, Integer
+/// (Yes/No counts as one), Long or BigInt stays, anything else is
+/// rounded to a Long.
+fn whole_number_type(t: &DataType) -> Option<DataType> {
+    Some(match t {
+        DataType::Null => return None,
+        DataType::UInt8 => DataType::UInt8,
+        DataType::Boolean | DataType::Int8 | DataType::Int16 => DataType::Int16,
+        DataType::UInt16 | DataType::Int32 => DataType::Int32,
+        DataType::UInt32 | DataType::UInt64 | DataType::Int64 => DataType::Int64,
+        _ => DataType::Int32,
+    })
+}
+
+/// The type two bitwise operands are compared in: the wider of their
+/// whole-number types (Byte, Integer, Long, BigInt).
+fn bitwise_type(lt: &DataType, rt: &DataType) -> DataType {
+    let rank = |t: &DataType| match t {
+        DataType::UInt8 => 0,
+        DataType::Int16 => 1,
+        DataType::Int32 => 2,
+        _ => 3,
     };
-    match op {
-        BinaryOperator::And => binary(l, Operator::BitwiseAnd, r),
-        BinaryOperator::Or => binary(l, Operator::BitwiseOr, r),
-        BinaryOperator::Custom(c) if c == super::dialect::EQV => {
-            not(binary(l, Operator::BitwiseXor, r))
+    match (whole_number_type(lt), whole_number_type(rt)) {
+        (Some(a), Some(b)) => {
+            if rank(&a) >= rank(&b) {
+                a
+            } else {
+                b
+            }
         }
-        BinaryOperator::Custom(c) if c == super::dialect::IMP => {
-            binary(not(l), Operator::BitwiseOr, r)
-        }
-        _ => binary(l, Operator::BitwiseXor, r),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => DataType::Int64,
+    }
+}
+
+/// Every bit set in `t` (what `Xor` with it inverts): 255 for a Byte, -1
+/// otherwise.
+fn all_ones(t: &DataType) -> ScalarValue {
+    match t {
+        DataType::UInt8 => ScalarValue::UInt8(Some(u8::MAX)),
+        DataType::Int16 => ScalarValue::Int16(Some(-1)),
+        DataType::Int32 => ScalarValue::Int32(Some(-1)),
+        _ => ScalarValue::Int64(Some(-1)),
     }
 }
 
 /// The operands `/` divides as Access does: numbers, Yes/No, text (a
-/// number spelt out) and Null; dates and the rest keep DataFusion's
-/// meaning.
+/// number spelt out), dates (their serial numbers) and Null.
 fn divisible(t: &DataType) -> bool {
-    t.is_numeric() || is_text(t) || matches!(t, DataType::Null | DataType::Boolean)
+    is_arithmetic(t)
 }
 
-/// An operand of arithmetic with Yes/No read as Access's number.
+/// An operand of `/` with Yes/No read as Access's number.
 fn number_operand(e: Expr, t: &DataType) -> (Expr, DataType) {
     if *t == DataType::Boolean {
-        (yes_no_number(e), DataType::Int32)
+        (yes_no_number(e), DataType::Int16)
     } else {
         (e, t.clone())
     }
@@ -315,21 +506,61 @@ fn is_single_operand(t: &DataType) -> bool {
     matches!(t, DataType::UInt8 | DataType::Int16 | DataType::Float32)
 }
 
-/// Whether `e` (of type `t`) is an Access Decimal: a Numeric column (Jet's
-/// Decimal, Arrow Decimal128 of at most 28 digits) or a `CDec` call.
-/// Currency columns are Decimal128(19, 4) too, and nothing else tells
-/// them apart, so that type is taken for Currency (a Numeric(19, 4)
-/// column divides as Double); decimal literals (Doubles in Access) and
-/// the decimals DataFusion computes from Currency (sums, products) are
-/// not Decimals either.
-fn is_access_decimal(e: &Expr, t: &DataType) -> bool {
-    let DataType::Decimal128(p, s) = t else {
-        return false;
+/// Currency's Arrow type.
+const CURRENCY: DataType = DataType::Decimal128(19, 4);
+
+/// A Decimal in Access: a Decimal128 other than Currency's (after
+/// [`access_operand`]).
+fn is_decimal(t: &DataType) -> bool {
+    matches!(t, DataType::Decimal128(..)) && *t != CURRENCY
+}
+
+/// The Access type a decimal-typed operand has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DecimalRole {
+    Double,
+    Currency,
+    Decimal,
+}
+
+/// How Access types an operand of Arrow type Decimal128 (`None` for
+/// other types). Jet sessions parse a decimal literal (`1.5`) as DECIMAL
+/// so it compares exactly with Currency and Numeric columns, but Access
+/// types it as a Double, and so does its arithmetic here. A column, or a
+/// call of an Access function or operator (`CCur`, `CDec`, `+`), is a
+/// Currency when it has Currency's type, Decimal(19, 4), and a Decimal
+/// otherwise (a Numeric(19, 4) column is taken for Currency: nothing
+/// else tells them apart). A decimal DataFusion computed (a Sum of
+/// Currency, a CAST) is a Currency when it has Currency's four places and
+/// a Decimal otherwise.
+fn decimal_role(e: &Expr, t: &DataType) -> Option<DecimalRole> {
+    let DataType::Decimal128(_, s) = t else {
+        return None;
     };
-    match e {
-        Expr::Column(_) => *p <= 28 && (*p, *s) != (19, 4),
-        Expr::ScalarFunction(f) => f.func.name() == "cdec",
-        _ => false,
+    let own = if *t == CURRENCY {
+        DecimalRole::Currency
+    } else {
+        DecimalRole::Decimal
+    };
+    Some(match e {
+        Expr::Literal(..) => DecimalRole::Double,
+        Expr::Negative(x) if matches!(x.as_ref(), Expr::Literal(..)) => DecimalRole::Double,
+        Expr::Alias(a) => return decimal_role(&a.expr, t),
+        Expr::Column(_) => own,
+        Expr::ScalarFunction(f) if super::functions::is_access_scalar(&f.func) => own,
+        _ if *s == 4 => DecimalRole::Currency,
+        _ => DecimalRole::Decimal,
+    })
+}
+
+/// An arithmetic operand as the type Access gives it ([`decimal_role`]):
+/// a decimal literal as a Double, a computed decimal of four places as a
+/// Currency; anything else as it is.
+fn access_operand(e: Expr, t: &DataType) -> (Expr, DataType) {
+    match decimal_role(&e, t) {
+        Some(DecimalRole::Double) => (cast_to(e, t, DataType::Float64), DataType::Float64),
+        Some(DecimalRole::Currency) => (cast_to(e, t, CURRENCY), CURRENCY),
+        _ => (e, t.clone()),
     }
 }
 
@@ -357,6 +588,19 @@ fn binary(l: Expr, op: Operator, r: Expr) -> Expr {
     Expr::BinaryExpr(BinaryExpr::new(Box::new(l), op, Box::new(r)))
 }
 
+/// DataFusion's comparison operator for a SQL one.
+fn comparison_operator(op: &BinaryOperator) -> Option<Operator> {
+    Some(match op {
+        BinaryOperator::Eq => Operator::Eq,
+        BinaryOperator::NotEq => Operator::NotEq,
+        BinaryOperator::Lt => Operator::Lt,
+        BinaryOperator::LtEq => Operator::LtEq,
+        BinaryOperator::Gt => Operator::Gt,
+        BinaryOperator::GtEq => Operator::GtEq,
+        _ => return None,
+    })
+}
+
 impl ExprPlanner for AccessPlanner {
     fn plan_binary_op(
         &self,
@@ -365,7 +609,8 @@ impl ExprPlanner for AccessPlanner {
     ) -> Result<PlannerResult<RawBinaryExpr>> {
         // the operators whose meaning does not depend on their operands'
         // types are planned without asking for them: asking walks the whole
-        // operand, and a chain of n operators would cost n² walks
+        // operand, and a chain of n operators would cost n² walks (`Mod`
+        // and `\` take their result types from their arguments' types)
         let RawBinaryExpr { op, left, right } = expr;
         let untyped = match &op {
             BinaryOperator::BitwiseAnd => {
@@ -382,18 +627,31 @@ impl ExprPlanner for AccessPlanner {
         let (Ok(lt), Ok(rt)) = (left.get_type(schema), right.get_type(schema)) else {
             return Ok(PlannerResult::Original(RawBinaryExpr { op, left, right }));
         };
+        if let Some(cmp) = comparison_operator(&op) {
+            // text comparisons ignore case and trailing spaces
+            if is_text(&lt) && is_text(&rt) {
+                return Ok(PlannerResult::Planned(binary(
+                    self.folded(left),
+                    cmp,
+                    self.folded(right),
+                )));
+            }
+            // other comparisons of Access values, as Access compares them
+            let (left, right) = self.comparison(&op, left, &lt, right, &rt)?;
+            return Ok(PlannerResult::Original(RawBinaryExpr { op, left, right }));
+        }
         let planned = match &op {
             BinaryOperator::Divide if divisible(&lt) && divisible(&rt) => {
                 self.divide(left, &lt, right, &rt)?
             }
-            // And, Or, Xor, Eqv, Imp of whole numbers compare bits
+            // And, Or, Xor, Eqv, Imp with a number compare bits
             BinaryOperator::And
             | BinaryOperator::Or
             | BinaryOperator::Xor
             | BinaryOperator::Custom(_)
                 if is_logic_op(&op) && bitwise_operands(&lt, &rt) =>
             {
-                bitwise(&op, left, &lt, right, &rt)
+                self.bitwise(&op, left, &lt, right, &rt)?
             }
             // Xor, Eqv, Imp of Yes/No by Access's three-valued tables
             BinaryOperator::Xor if is_yes_no(&lt) && is_yes_no(&rt) => {
@@ -409,17 +667,6 @@ impl ExprPlanner for AccessPlanner {
             {
                 binary(Expr::Not(Box::new(left)), Operator::Or, right)
             }
-            // a text and a number add as numbers ("25" + 12 is 37)
-            BinaryOperator::Plus
-                if (is_text(&lt) && rt.is_numeric()) || (lt.is_numeric() && is_text(&rt)) =>
-            {
-                self.call("access_add", vec![left, right])?
-            }
-            BinaryOperator::Minus
-                if (is_text(&lt) && rt.is_numeric()) || (lt.is_numeric() && is_text(&rt)) =>
-            {
-                self.call("access_sub", vec![left, right])?
-            }
             // two texts concatenate; text + Null is Null, as in Access
             BinaryOperator::Plus
                 if (is_text(&lt) || lt == DataType::Null)
@@ -428,77 +675,18 @@ impl ExprPlanner for AccessPlanner {
             {
                 binary(left, Operator::StringConcat, right)
             }
-            // Yes/No compares with numbers as Access's number (True is −1)
-            BinaryOperator::Eq
-            | BinaryOperator::NotEq
-            | BinaryOperator::Lt
-            | BinaryOperator::LtEq
-            | BinaryOperator::Gt
-            | BinaryOperator::GtEq
-                if (lt == DataType::Boolean && rt.is_numeric())
-                    || (rt == DataType::Boolean && lt.is_numeric()) =>
+            // Access's arithmetic (Null with Null stays DataFusion's Null)
+            BinaryOperator::Plus | BinaryOperator::Minus | BinaryOperator::Multiply
+                if is_arithmetic(&lt)
+                    && is_arithmetic(&rt)
+                    && !(lt == DataType::Null && rt == DataType::Null) =>
             {
-                let l = if lt == DataType::Boolean {
-                    yes_no_number(left)
-                } else {
-                    left
+                let name = match &op {
+                    BinaryOperator::Plus => "access_add",
+                    BinaryOperator::Minus => "access_sub",
+                    _ => "access_mul",
                 };
-                let r = if rt == DataType::Boolean {
-                    yes_no_number(right)
-                } else {
-                    right
-                };
-                return Ok(PlannerResult::Original(RawBinaryExpr {
-                    op,
-                    left: l,
-                    right: r,
-                }));
-            }
-            BinaryOperator::Plus if is_date(&lt) || is_date(&rt) => {
-                self.call("access_add", vec![left, right])?
-            }
-            BinaryOperator::Minus if is_date(&lt) || is_date(&rt) => {
-                self.call("access_sub", vec![left, right])?
-            }
-            BinaryOperator::Eq
-            | BinaryOperator::NotEq
-            | BinaryOperator::Lt
-            | BinaryOperator::LtEq
-            | BinaryOperator::Gt
-            | BinaryOperator::GtEq
-                if is_text(&lt) && is_text(&rt) =>
-            {
-                let op = match op {
-                    BinaryOperator::Eq => Operator::Eq,
-                    BinaryOperator::NotEq => Operator::NotEq,
-                    BinaryOperator::Lt => Operator::Lt,
-                    BinaryOperator::LtEq => Operator::LtEq,
-                    BinaryOperator::Gt => Operator::Gt,
-                    _ => Operator::GtEq,
-                };
-                binary(self.folded(left), op, self.folded(right))
-            }
-            BinaryOperator::Plus
-            | BinaryOperator::Minus
-            | BinaryOperator::Multiply
-            | BinaryOperator::Divide
-                if lt == DataType::Boolean || rt == DataType::Boolean =>
-            {
-                let l = if lt == DataType::Boolean {
-                    yes_no_number(left)
-                } else {
-                    left
-                };
-                let r = if rt == DataType::Boolean {
-                    yes_no_number(right)
-                } else {
-                    right
-                };
-                return Ok(PlannerResult::Original(RawBinaryExpr {
-                    op,
-                    left: l,
-                    right: r,
-                }));
+                self.arithmetic(name, left, &lt, right, &rt)?
             }
             _ => return Ok(PlannerResult::Original(RawBinaryExpr { op, left, right })),
         };

@@ -14,6 +14,8 @@
 //!
 //! - `x Between a And b` takes its bounds in either order, as Access does
 //!   (see [`either_order`]).
+//! - `Not x` of a number inverts its bits, as Access's `Not` does (see
+//!   [`Exprs::not_of_numbers`]).
 
 use super::ast;
 use super::like::{LikePlan, translate};
@@ -149,20 +151,119 @@ impl Exprs<'_> {
 }
 
 impl Exprs<'_> {
-    /// Whether `e` names a text column.
-    fn is_text_column(&self, e: &Expr) -> bool {
+    /// The type of the column `e` names, when it names one.
+    fn column_type(&self, e: &Expr) -> Option<&DataType> {
         let name = match e {
             Expr::Identifier(i) => &i.value,
-            Expr::CompoundIdentifier(p) => match p.last() {
-                Some(i) => &i.value,
-                None => return false,
-            },
-            _ => return false,
+            Expr::CompoundIdentifier(p) => &p.last()?.value,
+            _ => return None,
         };
+        self.columns.column_type(name)
+    }
+
+    /// Whether `e` names a text column.
+    fn is_text_column(&self, e: &Expr) -> bool {
         matches!(
-            self.columns.column_type(name),
+            self.column_type(e),
             Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
         )
+    }
+
+    /// `Not x` of a number inverts its bits (`Not 5` is -6, "Not
+    /// operator",
+    /// <https://learn.microsoft.com/office/vba/language/reference/user-interface-help/not-operator>);
+    /// of a Yes/No it is SQL's three-valued NOT, which Access's is too. An
+    /// operand that is certainly Yes/No ([`Exprs::is_yes_no`]) keeps
+    /// `NOT`, which the optimizer simplifies and pushes into scans; any
+    /// other becomes `access_not(x)`, which answers both ways by the
+    /// operand's type.
+    fn not_of_numbers(&self, e: &mut Expr) {
+        let Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            expr,
+        } = e
+        else {
+            return;
+        };
+        if self.is_yes_no(expr) {
+            return;
+        }
+        let x = std::mem::replace(expr.as_mut(), ast::null());
+        *e = ast::call("access_not", vec![x]);
+    }
+
+    /// Whether `e` is certainly Yes/No or Null: a comparison, `Like`,
+    /// `In`, `Between`, `Is Null`, `Exists`, True, False, Null, a Yes/No
+    /// column, a name of unknown type (left to SQL's NOT, as before), the
+    /// Is… functions, and `Not`, `And`, `Or`, `Xor`, `Eqv`, `Imp` or a
+    /// `Case` of such.
+    fn is_yes_no(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Nested(x) => self.is_yes_no(x),
+            Expr::Value(v) => matches!(v.value, Value::Boolean(_) | Value::Null),
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
+                matches!(self.column_type(e), None | Some(DataType::Boolean))
+            }
+            Expr::UnaryOp {
+                op: UnaryOperator::Not,
+                expr,
+            } => self.is_yes_no(expr),
+            Expr::BinaryOp { left, op, right } => match op {
+                BinaryOperator::Eq
+                | BinaryOperator::NotEq
+                | BinaryOperator::Lt
+                | BinaryOperator::LtEq
+                | BinaryOperator::Gt
+                | BinaryOperator::GtEq
+                | BinaryOperator::PGRegexMatch
+                | BinaryOperator::PGRegexIMatch
+                | BinaryOperator::PGRegexNotMatch
+                | BinaryOperator::PGRegexNotIMatch => true,
+                BinaryOperator::And | BinaryOperator::Or | BinaryOperator::Xor => {
+                    self.is_yes_no(left) && self.is_yes_no(right)
+                }
+                BinaryOperator::Custom(c)
+                    if c == super::dialect::EQV || c == super::dialect::IMP =>
+                {
+                    self.is_yes_no(left) && self.is_yes_no(right)
+                }
+                _ => false,
+            },
+            Expr::IsNull(_)
+            | Expr::IsNotNull(_)
+            | Expr::IsTrue(_)
+            | Expr::IsNotTrue(_)
+            | Expr::IsFalse(_)
+            | Expr::IsNotFalse(_)
+            | Expr::IsUnknown(_)
+            | Expr::IsNotUnknown(_)
+            | Expr::IsDistinctFrom(..)
+            | Expr::IsNotDistinctFrom(..)
+            | Expr::InList { .. }
+            | Expr::InSubquery { .. }
+            | Expr::Between { .. }
+            | Expr::Like { .. }
+            | Expr::ILike { .. }
+            | Expr::SimilarTo { .. }
+            | Expr::RLike { .. }
+            | Expr::Exists { .. } => true,
+            Expr::Case {
+                conditions,
+                else_result,
+                ..
+            } => {
+                conditions.iter().all(|w| self.is_yes_no(&w.result))
+                    && else_result.as_ref().is_none_or(|x| self.is_yes_no(x))
+            }
+            Expr::Function(f) => {
+                let name = f.name.to_string().to_ascii_lowercase();
+                matches!(
+                    name.trim_matches(|c| c == '"' || c == '[' || c == ']' || c == '`'),
+                    "isnull" | "isnumeric" | "isdate" | "isempty" | "iserror" | "access_like"
+                )
+            }
+            _ => false,
+        }
     }
 
     /// `col IN ('a', 'b')` and `col BETWEEN 'a' AND 'b'` on a text column
@@ -302,6 +403,7 @@ impl VisitorMut for Exprs<'_> {
     fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
         // after the operands (a double-quoted pattern is a string by now)
         if self.access {
+            self.not_of_numbers(e);
             self.like(e);
             self.fold_text_lists(e);
             either_order(e);

@@ -1,15 +1,11 @@
 //! The functions Access operators are rewritten to: `access_concat` (&),
-//! `access_like` (Like), `access_mod` (Mod), `access_intdiv` (\),
-//! `access_pow` (^), `access_add` (+) and `access_sub` (−) with Access's
-//! Date/Time arithmetic, and `access_div` (/) where the divisor may be
-//! zero.
+//! `access_like` (Like), `access_pow` (^) and `access_div` (/). The
+//! arithmetic operators `+`, `-`, `*`, `\` and `Mod` are in
+//! [`super::arith`].
 
 use super::like::LikePattern;
-use super::types::{common, date_type};
 use super::udf::{AccessScalar, Call, NULL_ANY, NULL_NONE};
-use super::value::{
-    Value, check_date, micros_to_serial, serial_to_micros, to_f64, to_i64, to_text,
-};
+use super::value::{Value, to_text};
 use datafusion::arrow::datatypes::{DataType, i256};
 use datafusion::error::Result;
 
@@ -32,32 +28,6 @@ fn like(c: &Call) -> Result<Value> {
     let pattern = c.text(1, "Pattern")?;
     let p = LikePattern::new(&pattern).map_err(|e| c.err(format!("pattern '{pattern}': {e}")))?;
     Ok(Value::Bool(p.matches(&text)))
-}
-
-/// The operands of Mod and \ rounded to whole numbers (half to even).
-fn whole_pair(c: &Call) -> Result<(i64, i64)> {
-    let a = to_i64(c.name, c.arg(0))?.unwrap_or(0);
-    let b = to_i64(c.name, c.arg(1))?.unwrap_or(0);
-    if b == 0 {
-        return Err(c.err("Division by zero"));
-    }
-    Ok((a, b))
-}
-
-/// `a Mod b`: the remainder with the sign of `a`.
-fn modulo(c: &Call) -> Result<Value> {
-    let (a, b) = whole_pair(c)?;
-    Ok(Value::Int(
-        a.checked_rem(b).ok_or_else(|| c.err("overflow"))?,
-    ))
-}
-
-/// `a \ b`: the quotient truncated toward zero.
-fn intdiv(c: &Call) -> Result<Value> {
-    let (a, b) = whole_pair(c)?;
-    Ok(Value::Int(
-        a.checked_div(b).ok_or_else(|| c.err("overflow"))?,
-    ))
 }
 
 fn pow(c: &Call) -> Result<Value> {
@@ -152,24 +122,35 @@ fn decimal_quotient((a, sa): (i128, i8), (b, sb): (i128, i8), s: i8) -> Option<i
     (q.abs() < 10i128.pow(38)).then_some(q)
 }
 
+/// An operand of a Decimal division as (unscaled value, scale): a
+/// Decimal, Currency, whole number or Yes/No exactly, anything else as
+/// `CDec` reads it (a Double to 15 significant digits, a Single to 7, at
+/// CDec's 10 places): "Division involves a Decimal and any other data
+/// type: A Decimal data type" (the "/ operator" page).
+fn decimal_operand(c: &Call, i: usize) -> Result<(i128, i8)> {
+    match exact(c.arg(i)) {
+        Some(e) => Ok(e),
+        None => Ok((
+            super::udf::to_decimal(c.name, c.arg(i), 38, 10)?.unwrap_or(0),
+            10,
+        )),
+    }
+}
+
 /// `a / b`: a zero divisor is an error ("Division by zero"), as in
-/// Access; Decimals and whole numbers divide exactly (rounded at the
-/// result's scale), Singles in Single, everything else in Double.
+/// Access; a Decimal quotient is exact (rounded half to even at the
+/// result's scale), Singles divide in Single, everything else in Double.
 fn div(c: &Call) -> Result<Value> {
     let y = c.num(1, "Divisor")?;
     if y == 0.0 {
         return Err(c.err("Division by zero"));
     }
-    if let DataType::Decimal128(_, s) = c.ret
-        && let (Some(a), Some(b)) = (exact(c.arg(0)), exact(c.arg(1)))
-    {
+    if let DataType::Decimal128(_, s) = c.ret {
+        let (a, b) = (decimal_operand(c, 0)?, decimal_operand(c, 1)?);
         return decimal_quotient(a, b, *s)
             .map(|u| Value::Decimal(u, *s))
             .ok_or_else(|| c.err("overflow"));
     }
-    // a Decimal result with a Double or text operand is the Double
-    // quotient, which the result builder reads to 15 digits as Access
-    // converts it
     let x = c.num(0, "Dividend")?;
     let (q, value) = if *c.ret == DataType::Float32 {
         let q = x as f32 / y as f32;
@@ -181,101 +162,6 @@ fn div(c: &Call) -> Result<Value> {
         Ok(value)
     } else {
         Err(c.err("overflow"))
-    }
-}
-
-fn is_date(t: &DataType) -> bool {
-    matches!(t, DataType::Timestamp(..))
-}
-
-fn numeric_type(a: &DataType, b: &DataType) -> DataType {
-    let t = common(&[a, b]);
-    match t {
-        DataType::Utf8 | DataType::Float32 => DataType::Float64,
-        DataType::Boolean => DataType::Int64,
-        other => other,
-    }
-}
-
-fn add_type(t: &[DataType]) -> Result<DataType> {
-    let (a, b) = (&t[0], &t[1]);
-    Ok(if is_date(a) || is_date(b) {
-        date_type()
-    } else if *a == DataType::Utf8 && *b == DataType::Utf8 {
-        DataType::Utf8
-    } else {
-        numeric_type(a, b)
-    })
-}
-
-fn sub_type(t: &[DataType]) -> Result<DataType> {
-    let (a, b) = (&t[0], &t[1]);
-    Ok(if is_date(a) && is_date(b) {
-        DataType::Float64
-    } else if is_date(a) || is_date(b) {
-        date_type()
-    } else {
-        numeric_type(a, b)
-    })
-}
-
-/// Exact sum or difference of two numbers in the result's kind.
-fn arith(c: &Call, sign: i64) -> Result<Value> {
-    let (a, b) = (c.arg(0), c.arg(1));
-    match c.ret {
-        DataType::Int64 => {
-            let x = to_i64(c.name, a)?.unwrap_or(0);
-            let y = to_i64(c.name, b)?.unwrap_or(0);
-            x.checked_add(y.checked_mul(sign).ok_or_else(|| c.err("overflow"))?)
-                .map(Value::Int)
-                .ok_or_else(|| c.err("overflow"))
-        }
-        DataType::Decimal128(p, s) => {
-            let x = super::udf::to_decimal(c.name, a, *p, *s)?.unwrap_or(0);
-            let y = super::udf::to_decimal(c.name, b, *p, *s)?.unwrap_or(0);
-            x.checked_add(y * sign as i128)
-                .map(|u| Value::Decimal(u, *s))
-                .ok_or_else(|| c.err("overflow"))
-        }
-        _ => {
-            let x = c.num(0, "Left operand")?;
-            let y = c.num(1, "Right operand")?;
-            Ok(Value::Double(x + sign as f64 * y))
-        }
-    }
-}
-
-/// `a + b`: dates add as serial numbers (date + number = date), two
-/// texts concatenate, otherwise numbers add.
-fn add(c: &Call) -> Result<Value> {
-    match c.ret {
-        DataType::Timestamp(..) => {
-            let x = to_f64(c.name, c.arg(0))?.unwrap_or(0.0);
-            let y = to_f64(c.name, c.arg(1))?.unwrap_or(0.0);
-            serial_to_micros(c.name, x + y).map(Value::Date)
-        }
-        DataType::Utf8 => Ok(Value::Text(
-            c.text(0, "Left operand")? + &c.text(1, "Right operand")?,
-        )),
-        _ => arith(c, 1),
-    }
-}
-
-/// `a − b`: date − date is the Double number of days between them, date
-/// − number a date, otherwise numbers subtract.
-fn sub(c: &Call) -> Result<Value> {
-    match (c.arg(0), c.arg(1), c.ret) {
-        (Value::Date(x), Value::Date(y), _) => {
-            Ok(Value::Double(micros_to_serial(*x) - micros_to_serial(*y)))
-        }
-        (_, _, DataType::Timestamp(..)) => {
-            let x = to_f64(c.name, c.arg(0))?.unwrap_or(0.0);
-            let y = to_f64(c.name, c.arg(1))?.unwrap_or(0.0);
-            serial_to_micros(c.name, x - y)
-                .and_then(|u| check_date(c.name, u))
-                .map(Value::Date)
-        }
-        _ => arith(c, -1),
     }
 }
 
@@ -293,12 +179,8 @@ pub fn functions() -> Vec<AccessScalar> {
         AccessScalar::new("access_like", 2, 2, boolean, like)
             .titled("Like")
             .nulls(NULL_ANY),
-        AccessScalar::new("access_mod", 2, 2, int64, modulo).titled("Mod"),
-        AccessScalar::new("access_intdiv", 2, 2, int64, intdiv).titled("\\"),
         AccessScalar::new("access_pow", 2, 2, float64, pow).titled("^"),
         AccessScalar::new("access_div", 2, 2, div_type, div).titled("/"),
-        AccessScalar::new("access_add", 2, 2, add_type, add).titled("+"),
-        AccessScalar::new("access_sub", 2, 2, sub_type, sub).titled("-"),
     ]
 }
 

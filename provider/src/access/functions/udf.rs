@@ -109,6 +109,8 @@ pub struct AccessScalar {
     min: usize,
     max: usize,
     null_mask: u64,
+    /// Whether arguments keep their Access types ([`AccessScalar::exact_types`]).
+    exact: bool,
     ret: RetFn,
     eval: EvalFn,
 }
@@ -137,6 +139,7 @@ impl AccessScalar {
             min,
             max,
             null_mask: NULL_ANY,
+            exact: false,
             ret,
             eval,
         }
@@ -154,6 +157,16 @@ impl AccessScalar {
     /// Sets the name errors use (for operator functions: `Mod`, `Like`).
     pub fn titled(mut self, title: &'static str) -> Self {
         self.title = title;
+        self
+    }
+    /// Keeps each argument's Access type (Byte, Integer, Long, BigInt,
+    /// Single, …, as [`variant_type`] names them) where the others read
+    /// every integer as Int64 and every float as Float32 or Float64: for
+    /// the operators, whose result type depends on their operands' types
+    /// (Integer + Integer is an Integer, Integer + Long a Long). The row
+    /// function still reads the values through [`canonical`] types.
+    pub fn exact_types(mut self) -> Self {
+        self.exact = true;
         self
     }
     /// Adds the `$` alias (`Left$` for `Left`).
@@ -237,12 +250,14 @@ impl ScalarUDFImpl for AccessScalar {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                canonical(t).ok_or_else(|| {
-                    fn_err(
-                        self.title,
-                        format!("argument {} has type {t}, which has no Access value", i + 1),
-                    )
-                })
+                canonical(t)
+                    .map(|c| if self.exact { variant_type(t) } else { c })
+                    .ok_or_else(|| {
+                        fn_err(
+                            self.title,
+                            format!("argument {} has type {t}, which has no Access value", i + 1),
+                        )
+                    })
             })
             .collect()
     }
