@@ -363,7 +363,7 @@ async fn domain_spread_functions() {
         ("DVarP", "VarP"),
     ] {
         let sql = format!(
-            "SELECT {domain}(\"Freight\", \"Orders\"), (SELECT {sql_aggregate}(Freight) FROM Orders)"
+            "SELECT {domain}(\"Freight\", \"Orders\") AS d, (SELECT {sql_aggregate}(Freight) FROM Orders) AS a"
         );
         let r = row(&s, &sql).await;
         let d = double(&sql, &r[0]).unwrap_or_else(|| panic!("{sql}: Null"));

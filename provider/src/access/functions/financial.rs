@@ -1187,7 +1187,7 @@ mod tests {
             (800.0, 700.0, 12.0, 2.0),
             (1e6, 1.0, 40.0, 2.5),
         ] {
-            let mut total = 0.0;
+            let mut total: f64 = 0.0;
             for p in 1..=(life as i32) {
                 let expected = ((cost - total) * (factor / life))
                     .min(cost - salvage - total)

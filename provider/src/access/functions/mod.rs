@@ -34,6 +34,7 @@ pub mod convert;
 pub mod date;
 pub mod datefmt;
 pub mod financial;
+pub mod fold;
 pub mod format;
 pub mod inspect;
 pub mod like;
@@ -109,15 +110,15 @@ pub fn is_access_scalar(f: &ScalarUDF) -> bool {
         || inner.is::<inspect::TypeInspect>()
         || inner.is::<financial::CashFlows>()
         || inner.is::<financial::ArrayOf>()
-        || inner.is::<crate::access::planner::TextFold>()
+        || inner.is::<fold::TextFold>()
 }
 
 /// Access's scalar function `name` (or the text fold), size-checked
 /// against `limit` bytes like the shell's: the function
 /// [`is_access_scalar`] named in a plan.
 pub fn access_scalar(name: &str, limit: u64) -> Option<Arc<ScalarUDF>> {
-    if name == crate::access::planner::TEXT_FOLD {
-        return Some(crate::access::planner::text_fold_udf());
+    if name == fold::TEXT_FOLD {
+        return Some(fold::text_fold_udf());
     }
     scalar_functions()
         .into_iter()
@@ -202,7 +203,7 @@ mod registry_tests {
         for f in datafusion::functions_aggregate::all_default_aggregate_functions() {
             assert!(!is_access_aggregate(&f), "{}", f.name());
         }
-        let fold = access_scalar(crate::access::planner::TEXT_FOLD, 1).unwrap();
+        let fold = access_scalar(fold::TEXT_FOLD, 1).unwrap();
         assert!(is_access_scalar(&fold));
         assert!(access_scalar("no_such_function", 1).is_none());
     }

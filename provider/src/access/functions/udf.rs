@@ -223,7 +223,7 @@ impl ScalarUDFImpl for AccessScalar {
     /// call per operator) take seconds to plan.
     fn schema_name(&self, args: &[Expr]) -> Result<String> {
         let mut out = String::new();
-        write_schema_name(&mut out, &self.name, args)
+        write_call_name(&mut out, self, args)
             .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
         Ok(out)
     }
@@ -519,23 +519,49 @@ pub fn build(func: &str, vals: &[Value], ty: &DataType) -> Result<ArrayRef> {
     })
 }
 
-/// Writes `name(arg,arg…)` as DataFusion's default names a call, descending
-/// into arguments that are themselves Access functions without building
-/// their names as separate strings.
-fn write_schema_name(out: &mut String, name: &str, args: &[Expr]) -> std::fmt::Result {
-    out.push_str(name);
-    out.push('(');
-    for (i, a) in args.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+/// Writes the name a result column of a call gets: an operator helper
+/// (`access_add`, `access_concat`, …) as the operator it stands for
+/// (`Quantity * 2`, `Not x`), as DataFusion names its own operators,
+/// and any other function as `name(arg,arg…)`, DataFusion's default;
+/// arguments that are themselves Access functions are written in place
+/// rather than built as separate strings.
+fn write_call_name(out: &mut String, f: &AccessScalar, args: &[Expr]) -> std::fmt::Result {
+    let operator = f.name.starts_with("access_") && f.name != "access_number";
+    match args {
+        [only] if operator => {
+            write!(out, "{} ", f.title)?;
+            write_arg_name(out, only)
         }
-        match a {
-            Expr::ScalarFunction(f) if f.func.inner().downcast_ref::<AccessScalar>().is_some() => {
-                write_schema_name(out, f.func.name(), &f.args)?
+        [first, rest @ ..] if operator && !rest.is_empty() => {
+            write_arg_name(out, first)?;
+            for a in rest {
+                write!(out, " {} ", f.title)?;
+                write_arg_name(out, a)?;
             }
-            other => write!(out, "{}", other.schema_name())?,
+            Ok(())
+        }
+        _ => {
+            out.push_str(&f.name);
+            out.push('(');
+            for (i, a) in args.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_arg_name(out, a)?;
+            }
+            out.push(')');
+            Ok(())
         }
     }
-    out.push(')');
-    Ok(())
+}
+
+/// Writes one argument's part of a call's name.
+fn write_arg_name(out: &mut String, a: &Expr) -> std::fmt::Result {
+    match a {
+        Expr::ScalarFunction(c) => match c.func.inner().downcast_ref::<AccessScalar>() {
+            Some(inner) => write_call_name(out, inner, &c.args),
+            None => write!(out, "{}", a.schema_name()),
+        },
+        other => write!(out, "{}", other.schema_name()),
+    }
 }
