@@ -48,7 +48,7 @@ fn extension_module() -> PathBuf {
         .unwrap_or_else(|| {
             panic!(
                 "the extension module {name} was not built next to {} \
-                 (cargo test --workspace --release builds it)",
+                 (cargo test --workspace --profile ci builds it)",
                 deps.display()
             )
         })

@@ -394,6 +394,28 @@ async fn a_numeric_text_adds_to_a_number() {
     assert!(e.contains("type mismatch"), "{e}");
 }
 
+/// The last two examples as typed. `True Xor False` is True
+/// ("If expression1 is True and expression2 is False, result is True",
+/// https://learn.microsoft.com/office/vba/language/reference/user-interface-help/xor-operator).
+/// `Pmt(0.1/12, 36, -1000)` is the monthly payment of 1,000 over 36
+/// months at 10% a year (the Pmt function,
+/// https://learn.microsoft.com/office/vba/language/reference/user-interface-help/pmt-function):
+/// numpy-financial's `npf.pmt(0.1/12, 36, -1000)` is 32.26718719383758
+/// (the two agree to 1e-9; their last digits differ with the order of
+/// the floating-point operations).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn xor_of_literals_and_pmt_give_accesss_answers() {
+    let s = session(SqlDialect::Access);
+    assert_eq!(
+        value(&s, "SELECT True Xor False").await,
+        ScalarValue::Boolean(Some(true))
+    );
+    let sql = "SELECT Pmt(0.1/12, 36, -1000)";
+    let p = double(sql, &value(&s, sql).await);
+    let numpy = 32.26718719383758_f64;
+    assert!((p - numpy).abs() <= 1e-9 * numpy, "{sql}: {p}");
+}
+
 /// The DataFusion dialect keeps DataFusion's answers: integer division,
 /// `--` comments, BETWEEN with its bounds in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
