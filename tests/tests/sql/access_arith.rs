@@ -9,9 +9,9 @@
 //! The tests over Northwind read the corpus (`mdbtools/nwind.mdb`) and are
 //! skipped without it; the others need no file.
 
+use super::access_support::{error, nwind, session, value};
 use datafusion::common::ScalarValue;
-use datafusion::prelude::SessionConfig;
-use jet_provider::{JetOptions, JetSession, SqlDialect};
+use jet_provider::SqlDialect;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -21,52 +21,10 @@ use proptest::test_runner::{Config, TestRunner};
 /// either is Null.
 const DIVISION: &str = "https://learn.microsoft.com/office/vba/language/reference/user-interface-help/forwardslash-operator";
 
-fn session(dialect: SqlDialect) -> JetSession {
-    let s = JetSession::new(jet_provider::session_context(
-        SessionConfig::new()
-            .with_target_partitions(1)
-            .with_default_catalog_and_schema("datafusion", "public"),
-    ));
-    s.set_dialect(dialect);
-    s
-}
-
-/// An Access-dialect session with Northwind as the default schema, when
-/// the corpus is there.
-fn nwind() -> Option<JetSession> {
-    let corpus = jet_tests::corpus()?;
-    let s = session(SqlDialect::Access);
-    s.register(
-        "nw",
-        corpus.join("mdbtools/nwind.mdb"),
-        JetOptions::default(),
-        true,
-    )
-    .unwrap();
-    Some(s)
-}
-
-/// The first column of the first row `sql` answers.
-async fn value(s: &JetSession, sql: &str) -> ScalarValue {
-    let batches = s.sql(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
-    let b = batches
-        .iter()
-        .find(|b| b.num_rows() > 0)
-        .unwrap_or_else(|| panic!("{sql}: no row"));
-    ScalarValue::try_from_array(b.column(0), 0).unwrap()
-}
-
 fn double(sql: &str, v: &ScalarValue) -> f64 {
     match v {
         ScalarValue::Float64(Some(f)) => *f,
         other => panic!("{sql}: {other:?} is no Double ({DIVISION})"),
-    }
-}
-
-async fn error(s: &JetSession, sql: &str) -> String {
-    match s.sql(sql).await {
-        Ok(b) => panic!("{sql}: no error, answered {b:?}"),
-        Err(e) => e.to_string(),
     }
 }
 

@@ -35,47 +35,20 @@
 //! - IRR: numpy-financial takes no guess and returns the root nearest 0;
 //!   the generated cash flows change sign once, so the root is unique.
 
+use super::access_support::{error, session, value};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};
 use datafusion::arrow::datatypes::{Float64Type, Int64Type};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::ScalarValue;
-use datafusion::prelude::SessionConfig;
 use jet_provider::{JetSession, SqlDialect};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-fn session() -> JetSession {
-    let s = JetSession::new(jet_provider::session_context(
-        SessionConfig::new()
-            .with_target_partitions(1)
-            .with_default_catalog_and_schema("datafusion", "public"),
-    ));
-    s.set_dialect(SqlDialect::Access);
-    s
-}
-
-/// The first column of the first row `sql` answers.
-async fn value(s: &JetSession, sql: &str) -> ScalarValue {
-    let batches = s.sql(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
-    let b = batches
-        .iter()
-        .find(|b| b.num_rows() > 0)
-        .unwrap_or_else(|| panic!("{sql}: no row"));
-    ScalarValue::try_from_array(b.column(0), 0).unwrap()
-}
-
 fn double(sql: &str, v: &ScalarValue) -> f64 {
     match v {
         ScalarValue::Float64(Some(f)) => *f,
         other => panic!("{sql}: {other:?} is no Double"),
-    }
-}
-
-async fn error(s: &JetSession, sql: &str) -> String {
-    match s.sql(sql).await {
-        Ok(b) => panic!("{sql}: no error, answered {b:?}"),
-        Err(e) => e.to_string(),
     }
 }
 
@@ -651,7 +624,7 @@ async fn financial_functions_agree_with_numpy_financial() {
             None => Some(*o),
         })
         .collect();
-    let s = session();
+    let s = session(SqlDialect::Access);
     let funcs = [
         "Pmt", "IPmt", "PPmt", "PV", "FV", "NPer", "Rate", "NPV", "IRR", "MIRR",
     ];
@@ -707,7 +680,7 @@ async fn financial_functions_agree_with_numpy_financial() {
 /// (<https://learn.microsoft.com/office/vba/language/reference/user-interface-help/pmt-function>).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn microsoft_examples_through_sql() {
-    let s = session();
+    let s = session(SqlDialect::Access);
     for (sql, want) in [
         ("SELECT Pmt(0.08/12, 10, 10000)", -1037.03),
         ("SELECT Pmt(0.08/12, 10, 10000, 0, 1)", -1030.16),
@@ -778,7 +751,7 @@ async fn microsoft_examples_through_sql() {
 /// query use).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn null_in_null_out() {
-    let s = session();
+    let s = session(SqlDialect::Access);
     for sql in [
         "SELECT Pmt(NULL, 10, 1000)",
         "SELECT Pmt(0.1, 10, 1000, NULL)",
@@ -810,7 +783,7 @@ async fn null_in_null_out() {
 /// …/syd-function), a Per outside 1 through NPer (…/ipmt-function).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invalid_arguments_are_errors() {
-    let s = session();
+    let s = session(SqlDialect::Access);
     for (sql, msg) in [
         (
             "SELECT NPer(0.1, -50, 1000)",
@@ -882,7 +855,7 @@ async fn invalid_arguments_are_errors() {
 /// …/npv-function).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn array_builds_a_list_of_doubles() {
-    let s = session();
+    let s = session(SqlDialect::Access);
     let sql = "SELECT Array(1, 2.5, '3', NULL)";
     let ScalarValue::List(list) = value(&s, sql).await else {
         panic!("{sql}: no list");
@@ -921,7 +894,7 @@ async fn array_builds_a_list_of_doubles() {
 /// <https://learn.microsoft.com/office/vba/language/reference/user-interface-help/irr-function>).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn irr_of_a_tables_amounts_in_period_order() {
-    let s = session();
+    let s = session(SqlDialect::Access);
     let projects: [&[f64]; 2] = [
         &[-70000.0, 12000.0, 15000.0, 18000.0, 21000.0],
         &[-70000.0, 12000.0, 15000.0, 18000.0, 21000.0, 26000.0],

@@ -10,8 +10,8 @@
 //! The Northwind tests read the corpus (`mdbtools/nwind.mdb`) and are
 //! skipped without it; the others need only the bundled sample.
 
+use super::access_support::{nwind, session};
 use datafusion::common::ScalarValue;
-use datafusion::prelude::SessionConfig;
 use jet_provider::{JetOptions, JetSession, SqlDialect};
 use std::collections::HashSet;
 
@@ -20,21 +20,9 @@ const VARTYPE: &str = "https://learn.microsoft.com/office/vba/language/reference
 /// Microsoft's TypeName page ("the TypeName page" in the tests).
 const TYPENAME: &str = "https://learn.microsoft.com/office/vba/language/reference/user-interface-help/typename-function";
 
-fn session() -> JetSession {
-    let s = JetSession::new(jet_provider::session_context(
-        // one partition: First, Last and the spread aggregates see the
-        // rows in table order
-        SessionConfig::new()
-            .with_target_partitions(1)
-            .with_default_catalog_and_schema("datafusion", "public"),
-    ));
-    s.set_dialect(SqlDialect::Access);
-    s
-}
-
 /// An Access-dialect session over the bundled sample database.
 fn sample() -> JetSession {
-    let s = session();
+    let s = session(SqlDialect::Access);
     s.register(
         "fx",
         jet_tests::workspace_root().join("fixtures/sample.mdb"),
@@ -43,20 +31,6 @@ fn sample() -> JetSession {
     )
     .unwrap();
     s
-}
-
-/// An Access-dialect session over Northwind, when the corpus is there.
-fn nwind() -> Option<JetSession> {
-    let corpus = jet_tests::corpus()?;
-    let s = session();
-    s.register(
-        "nw",
-        corpus.join("mdbtools/nwind.mdb"),
-        JetOptions::default(),
-        true,
-    )
-    .unwrap();
-    Some(s)
 }
 
 /// The first row `sql` answers.
@@ -133,7 +107,7 @@ async fn var_type(s: &JetSession, expr: &str, from: &str) -> (i64, String) {
 /// "Integer" (the TypeName page).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn vartype_of_one_is_integer() {
-    let s = session();
+    let s = session(SqlDialect::Access);
     let sql = "SELECT VarType(1), TypeName(1)";
     let r = row(&s, sql).await;
     assert_eq!(r[0], ScalarValue::Int16(Some(2)), "{sql}: {VARTYPE}");
@@ -154,7 +128,7 @@ async fn vartype_of_one_is_integer() {
 /// reported with the codes of the VarType page and the names of the TypeName page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn vartype_of_literals_and_conversions() {
-    let s = session();
+    let s = session(SqlDialect::Access);
     let cases: &[(&str, i64, &str)] = &[
         ("459", 2, "Integer"),
         ("100000", 3, "Long"),
@@ -270,7 +244,7 @@ async fn is_functions_of_query_values() {
 /// a Null argument gives Null.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn partition_of_constants() {
-    let s = session();
+    let s = session(SqlDialect::Access);
     let cases = [
         ("Partition(100, 0, 1000, 1)", " 100: 100"),
         ("Partition(25, 20, 199, 10)", " 20: 29"),
@@ -334,7 +308,7 @@ async fn partition_groups_orders_by_freight() {
 /// the RGB values of those colours on the RGB page; both return a Long.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rgb_and_qbcolor() {
-    let s = session();
+    let s = session(SqlDialect::Access);
     let sql = "SELECT RGB(255, 0, 0), RGB(255, 255, 255), RGB(300, 0, 0), QBColor(0), QBColor(15)";
     let r = row(&s, sql).await;
     assert!(

@@ -13,10 +13,10 @@
 //! recorded from jetsql. The tests over Northwind read the corpus
 //! (`mdbtools/nwind.mdb`) and are skipped without it.
 
+use super::access_support::{nwind, session};
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::ScalarValue;
-use datafusion::prelude::SessionConfig;
-use jet_provider::{JetOptions, JetSession, SqlDialect};
+use jet_provider::{JetSession, SqlDialect};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::cmp::Ordering;
@@ -24,31 +24,6 @@ use std::cmp::Ordering;
 /// Microsoft's VBA language reference, whose operator pages Access's
 /// expression service follows.
 const VBA: &str = "https://learn.microsoft.com/office/vba/language/reference/user-interface-help/";
-
-fn session(dialect: SqlDialect) -> JetSession {
-    let s = JetSession::new(jet_provider::session_context(
-        SessionConfig::new()
-            .with_target_partitions(1)
-            .with_default_catalog_and_schema("datafusion", "public"),
-    ));
-    s.set_dialect(dialect);
-    s
-}
-
-/// An Access-dialect session with Northwind as the default schema, when
-/// the corpus is there.
-fn nwind() -> Option<JetSession> {
-    let corpus = jet_tests::corpus()?;
-    let s = session(SqlDialect::Access);
-    s.register(
-        "nw",
-        corpus.join("mdbtools/nwind.mdb"),
-        JetOptions::default(),
-        true,
-    )
-    .unwrap();
-    Some(s)
-}
 
 /// The type and value of every column of the first row `sql` answers.
 async fn row(s: &JetSession, sql: &str) -> Result<Vec<(DataType, ScalarValue)>, String> {

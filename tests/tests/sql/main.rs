@@ -16,6 +16,7 @@ mod access_financial;
 mod access_functions;
 mod access_library;
 mod access_sql;
+mod access_support;
 mod access_types;
 mod action_queries;
 mod alter_table;
