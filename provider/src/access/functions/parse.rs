@@ -426,16 +426,18 @@ mod tests {
         assert_eq!(val("2."), 2.0);
     }
 
+    /// Midnight of `y-m-dd` as a Date/Time value.
+    fn d(y: i32, m: u32, dd: u32) -> i64 {
+        from_naive(
+            NaiveDate::from_ymd_opt(y, m, dd)
+                .unwrap()
+                .and_hms_opt(0, 0, 0)
+                .unwrap(),
+        )
+    }
+
     #[test]
     fn dates() {
-        let d = |y, m, dd| {
-            from_naive(
-                NaiveDate::from_ymd_opt(y, m, dd)
-                    .unwrap()
-                    .and_hms_opt(0, 0, 0)
-                    .unwrap(),
-            )
-        };
         assert_eq!(date("1/5/1998"), Some(d(1998, 1, 5)));
         assert_eq!(date("1998-01-05"), Some(d(1998, 1, 5)));
         assert_eq!(date("January 5, 1998"), Some(d(1998, 1, 5)));
@@ -459,14 +461,6 @@ mod tests {
         // https://learn.microsoft.com/office/vba/language/reference/user-interface-help/datevalue-function
         // "If the year part of date is omitted, DateValue uses the current
         // year from your computer's system date."
-        let d = |y, m, dd| {
-            from_naive(
-                NaiveDate::from_ymd_opt(y, m, dd)
-                    .unwrap()
-                    .and_hms_opt(0, 0, 0)
-                    .unwrap(),
-            )
-        };
         let in_2024 = |t: &str| date_in(t, || 2024);
         assert_eq!(in_2024("01/02"), Some(d(2024, 1, 2)));
         assert_eq!(in_2024("1-2"), Some(d(2024, 1, 2)));
