@@ -189,9 +189,12 @@ impl AccessPlanner {
     /// `a And b`, `Or`, `Xor`, `Eqv`, `Imp` with a number operand, bit by
     /// bit (Microsoft's pages of each operator, e.g.
     /// <https://learn.microsoft.com/office/vba/language/reference/user-interface-help/imp-operator>:
-    /// `Eqv` is the complement of `Xor`, `Imp` is `(Not a) Or b`), with
-    /// DataFusion's vectorized bitwise operators on the wider of the
-    /// operands' whole-number types ([`bitwise_type`]).
+    /// `Eqv` is the complement of `Xor`, `Imp` is `(Not a) Or b`), on the
+    /// wider of the operands' whole-number types ([`bitwise_type`]):
+    /// `Xor` and `Eqv` with DataFusion's vectorized bitwise operators,
+    /// `And`, `Or` and `Imp` with Access functions that also answer a
+    /// Null operand the logical tables decide (`access_and` & co. in
+    /// `functions/arith.rs`).
     fn bitwise(
         &self,
         op: &BinaryOperator,
@@ -205,14 +208,17 @@ impl AccessPlanner {
         let r = self.whole_operand(right, rt, &t)?;
         let ones = all_ones(&t);
         let not = |e: Expr| binary(e, Operator::BitwiseXor, Expr::Literal(ones.clone(), None));
+        // And, Or and Imp decide some Null operands (`Null And 0` is 0):
+        // Access functions of their own; Xor and Eqv of a Null are Null,
+        // as DataFusion's vectorized operators give
         Ok(match op {
-            BinaryOperator::And => binary(l, Operator::BitwiseAnd, r),
-            BinaryOperator::Or => binary(l, Operator::BitwiseOr, r),
+            BinaryOperator::And => self.call("access_and", vec![l, r])?,
+            BinaryOperator::Or => self.call("access_or", vec![l, r])?,
             BinaryOperator::Custom(c) if c == super::dialect::EQV => {
                 not(binary(l, Operator::BitwiseXor, r))
             }
             BinaryOperator::Custom(c) if c == super::dialect::IMP => {
-                binary(not(l), Operator::BitwiseOr, r)
+                self.call("access_imp", vec![l, r])?
             }
             _ => binary(l, Operator::BitwiseXor, r),
         })

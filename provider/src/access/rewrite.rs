@@ -16,6 +16,8 @@
 //!   (see [`either_order`]).
 //! - `Not x` of a number inverts its bits, as Access's `Not` does (see
 //!   [`Exprs::not_of_numbers`]).
+//! - `-x` of anything but a number literal keeps Access's types and
+//!   reports overflow (see [`negation`]).
 
 use super::ast;
 use super::like::{LikePlan, translate};
@@ -344,6 +346,45 @@ fn either_order(e: &mut Expr) {
 /// A bound [`either_order`] may copy: literals, names, and operators,
 /// casts and plain calls over them, a few levels deep (no subqueries, no
 /// CASE, so no rewritten Between).
+/// `-x` becomes `access_neg(x)` unless `x` is a number literal (which
+/// DataFusion folds into a negative literal): Access's negation keeps the
+/// operand's type (a Byte or Yes/No gives an Integer, text a Double, a
+/// Date stays a Date) and an Integer, Long or Currency at the bottom of
+/// its range overflows ("- operator",
+/// <https://learn.microsoft.com/office/vba/language/reference/user-interface-help/operator-minus>),
+/// where SQL's negation would wrap `-(-32768)` to -32768. An interval
+/// (no Access type) keeps SQL's negation.
+fn negation(e: &mut Expr) {
+    let Expr::UnaryOp {
+        op: UnaryOperator::Minus,
+        expr,
+    } = e
+    else {
+        return;
+    };
+    if is_number_literal(expr) || matches!(expr.as_ref(), Expr::Interval(_)) {
+        return;
+    }
+    let x = std::mem::replace(expr.as_mut(), ast::null());
+    *e = ast::call("access_neg", vec![x]);
+}
+
+/// Whether `e` is a number literal, possibly in parentheses or signed.
+fn is_number_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Value(ValueWithSpan {
+            value: Value::Number(..),
+            ..
+        }) => true,
+        Expr::Nested(x)
+        | Expr::UnaryOp {
+            op: UnaryOperator::Minus | UnaryOperator::Plus,
+            expr: x,
+        } => is_number_literal(x),
+        _ => false,
+    }
+}
+
 fn small_bound(e: &Expr, depth: usize) -> bool {
     if depth > 6 {
         return false;
@@ -404,6 +445,7 @@ impl VisitorMut for Exprs<'_> {
         // after the operands (a double-quoted pattern is a string by now)
         if self.access {
             self.not_of_numbers(e);
+            negation(e);
             self.like(e);
             self.fold_text_lists(e);
             either_order(e);

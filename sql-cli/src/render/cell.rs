@@ -97,10 +97,12 @@ pub fn binary_summary(v: &[u8]) -> String {
     format!("<{kind}, {size} bytes>")
 }
 
-/// A timestamp as Access shows a Date/Time: `YYYY-MM-DD` at midnight,
-/// `HH:MM:SS` on 1899-12-30 (Access's day zero, where a time without a
-/// date lies: `TimeSerial(14, 30, 0)`, `#2:30 PM#`), else `YYYY-MM-DD
-/// HH:MM:SS`; a fraction of a second only when there is one.
+/// A timestamp as Access shows a Date/Time: `HH:MM:SS` on 1899-12-30
+/// (Access's day zero, where a time without a date lies:
+/// `TimeSerial(14, 30, 0)`, `#2:30 PM#`, and midnight itself, serial 0,
+/// which General Date shows as a time), `YYYY-MM-DD` at midnight of any
+/// other day, else `YYYY-MM-DD HH:MM:SS`; a fraction of a second only
+/// when there is one.
 fn timestamp_text(a: &dyn Array, row: usize, unit: TimeUnit) -> Option<String> {
     let dt = match unit {
         TimeUnit::Second => {
@@ -118,10 +120,10 @@ fn timestamp_text(a: &dyn Array, row: usize, unit: TimeUnit) -> Option<String> {
     }?;
     let midnight = dt.time() == chrono::NaiveTime::MIN;
     let day_zero = chrono::NaiveDate::from_ymd_opt(1899, 12, 30) == Some(dt.date());
-    Some(if midnight {
-        dt.format("%Y-%m-%d").to_string()
-    } else if day_zero {
+    Some(if day_zero {
         dt.format("%H:%M:%S%.f").to_string()
+    } else if midnight {
+        dt.format("%Y-%m-%d").to_string()
     } else {
         dt.format("%Y-%m-%d %H:%M:%S%.f").to_string()
     })
@@ -323,8 +325,8 @@ mod tests {
         assert_eq!(cell_text(&a, 1, "NULL"), "1996-07-04 15:30:05");
         assert_eq!(cell_text(&a, 2, "NULL"), "1996-07-04 15:30:05.250");
         // a time alone is on 1899-12-30 (Access's day zero) and shows
-        // without its date, as General Date shows it; the day itself
-        // at midnight stays a date
+        // without its date, as General Date shows it, midnight too
+        // (serial 0: `Format(0, "General Date")` is "12:00:00 AM")
         let day_zero = -2_209_161_600_000_000i64;
         let t = TimestampMicrosecondArray::from(vec![
             day_zero + 52_200_000_000,
@@ -334,7 +336,7 @@ mod tests {
         ]);
         assert_eq!(cell_text(&t, 0, "NULL"), "14:30:00");
         assert_eq!(cell_text(&t, 1, "NULL"), "14:30:00.500");
-        assert_eq!(cell_text(&t, 2, "NULL"), "1899-12-30");
+        assert_eq!(cell_text(&t, 2, "NULL"), "00:00:00");
         assert_eq!(cell_text(&t, 3, "NULL"), "1899-12-31 01:00:00");
     }
 

@@ -374,6 +374,141 @@ async fn xor_of_literals_and_pmt_give_accesss_answers() {
     assert!((p - numpy).abs() <= 1e-9 * numpy, "{sql}: {p}");
 }
 
+/// Negation keeps Access's types and never wraps ("- operator",
+/// https://learn.microsoft.com/office/vba/language/reference/user-interface-help/operator-minus,
+/// and "Overflow (Error 6)": a result outside its type's range is an
+/// error, https://learn.microsoft.com/office/vba/language/reference/user-interface-help/overflow-error-6):
+/// `-CInt(-32768)` leaves the Integer range (SQL's negation wrapped it to
+/// -32768), a Byte or Yes/No negates to an Integer (`-True` is 1), text
+/// to a Double, a Date stays a Date (serial 36526, 1/1/2000, negated is
+/// 36526 days before 12/30/1899).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn negation_keeps_types_and_reports_overflow() {
+    let s = session(SqlDialect::Access);
+    for sql in [
+        "SELECT -CInt(-32768)",
+        "SELECT -CLng(-2147483648)",
+        "SELECT -(CInt(-32767) - CInt(1))",
+    ] {
+        let e = error(&s, sql).await;
+        assert!(e.contains("overflow"), "{sql}: {e}");
+    }
+    for (sql, want) in [
+        (
+            "SELECT TypeName(-CByte(5)) & ' ' & CStr(-CByte(5))",
+            "Integer -5",
+        ),
+        ("SELECT TypeName(-True) & ' ' & CStr(-True)", "Integer 1"),
+        (
+            "SELECT TypeName(-CInt(-32767)) & ' ' & CStr(-CInt(-32767))",
+            "Integer 32767",
+        ),
+        (
+            "SELECT TypeName(-'2.5') & ' ' & CStr(-'2.5')",
+            "Double -2.5",
+        ),
+        (
+            "SELECT TypeName(-CCur(12.5)) & ' ' & CStr(-CCur(12.5))",
+            "Currency -12.5",
+        ),
+        (
+            "SELECT TypeName(-CSng(1.5)) & ' ' & CStr(-CSng(1.5))",
+            "Single -1.5",
+        ),
+        (
+            "SELECT TypeName(-#1/1/2000#) & ' ' & CStr(-#1/1/2000#)",
+            "Date 12/28/1799",
+        ),
+        (
+            "SELECT TypeName(-CDec(1.25)) & ' ' & CStr(-CDec(1.25))",
+            "Decimal -1.25",
+        ),
+    ] {
+        assert_eq!(
+            value(&s, sql).await,
+            ScalarValue::Utf8(Some(want.into())),
+            "{sql}"
+        );
+    }
+    assert!(value(&s, "SELECT -Null").await.is_null());
+    let e = error(&s, "SELECT -'abc'").await;
+    assert!(e.contains("type mismatch"), "{e}");
+    // literals still fold, and a double minus is still arithmetic
+    assert_eq!(value(&s, "SELECT -5").await, ScalarValue::Int64(Some(-5)));
+    assert_eq!(
+        value(&s, "SELECT 30 - -CInt(7)").await,
+        ScalarValue::Int64(Some(37))
+    );
+}
+
+/// A column negated keeps its type: Northwind's Quantity is an Integer,
+/// so `-Quantity` is one, row by row, with the sum unchanged in size.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn negated_columns_keep_their_types() {
+    let Some(s) = nwind() else { return };
+    let plain = value(&s, "SELECT Sum(Quantity) FROM [Order Details]").await;
+    let negated = value(&s, "SELECT -Sum(-Quantity) FROM [Order Details]").await;
+    assert_eq!(plain, negated);
+    assert_eq!(
+        value(&s, "SELECT TypeName(-Quantity) FROM [Order Details]").await,
+        ScalarValue::Utf8(Some("Integer".into()))
+    );
+}
+
+/// Null with a number in `And`, `Or` and `Imp` answers as the pages'
+/// logical tables do, with 0 as False and -1 as True: "False And Null"
+/// is False, "True Or Null" is True, "False Imp Null" and "Null Imp
+/// True" are True; any other Null operand gives Null
+/// (https://learn.microsoft.com/office/vba/language/reference/user-interface-help/and-operator,
+/// https://learn.microsoft.com/office/vba/language/reference/user-interface-help/or-operator,
+/// https://learn.microsoft.com/office/vba/language/reference/user-interface-help/imp-operator).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn null_with_numbers_follows_the_logical_tables() {
+    let s = session(SqlDialect::Access);
+    for (sql, want) in [
+        ("SELECT Null And 0", Some(0)),
+        ("SELECT 0 And Null", Some(0)),
+        ("SELECT Null And 5", None),
+        ("SELECT Null Or -1", Some(-1)),
+        ("SELECT -1 Or Null", Some(-1)),
+        ("SELECT Null Or 5", None),
+        ("SELECT 0 Imp Null", Some(-1)),
+        ("SELECT Null Imp -1", Some(-1)),
+        ("SELECT 5 Imp Null", None),
+        ("SELECT Null Imp 0", None),
+        ("SELECT Null Xor 0", None),
+        ("SELECT Null Eqv 0", None),
+    ] {
+        assert_eq!(value(&s, sql).await, ScalarValue::Int64(want), "{sql}");
+    }
+}
+
+/// Serial 0, midnight of 12/30/1899, shows as a time: a value with no
+/// whole part is a time alone in General Date ("If there is no integer
+/// part, display time only",
+/// https://learn.microsoft.com/office/vba/language/reference/user-interface-help/format-function-visual-basic-for-applications),
+/// so `TimeSerial(0, 0, 0)` is 12:00:00 AM, as the TimeSerial page's
+/// times are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn midnight_of_day_zero_is_a_time() {
+    let s = session(SqlDialect::Access);
+    for sql in [
+        "SELECT CStr(TimeSerial(0, 0, 0))",
+        "SELECT CStr(CDate(0))",
+        "SELECT Format(0, 'General Date')",
+    ] {
+        assert_eq!(
+            value(&s, sql).await,
+            ScalarValue::Utf8(Some("12:00:00 AM".into())),
+            "{sql}"
+        );
+    }
+    assert_eq!(
+        value(&s, "SELECT CStr(CDate(1))").await,
+        ScalarValue::Utf8(Some("12/31/1899".into()))
+    );
+}
+
 /// The DataFusion dialect keeps DataFusion's answers: integer division,
 /// `--` comments, BETWEEN with its bounds in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -24,7 +24,7 @@
 //! The functions keep their operands' Access types
 //! ([`AccessScalar::exact_types`]): Integer + Integer is an Integer.
 
-use super::udf::{AccessScalar, Call, rescale, to_decimal};
+use super::udf::{AccessScalar, Call, NULL_NONE, rescale, to_decimal};
 use super::value::{Value, check_date, decimal_text, serial_to_micros, to_f64, to_i64, to_text};
 use datafusion::arrow::datatypes::{DataType, TimeUnit, i256};
 use datafusion::error::{DataFusionError, Result};
@@ -238,6 +238,21 @@ fn mul_type(t: &[DataType]) -> Result<DataType> {
 fn whole_type(t: &[DataType]) -> Result<DataType> {
     let (a, b) = pair(t)?;
     Ok(arrow(wider(rounded(a), rounded(b), additive_rank), 0))
+}
+
+/// The type of `-a`: a Byte or Yes/No negates to an Integer, text to a
+/// Double; any other type is kept (a Date stays a Date).
+fn neg_type(t: &[DataType]) -> Result<DataType> {
+    let a = arg(t, 0);
+    let k = Kind::of(a).ok_or_else(|| {
+        DataFusionError::Plan(format!("-: an operand of type {a} has no Access value"))
+    })?;
+    let k = match k {
+        Kind::Byte => Kind::Integer,
+        Kind::Text => Kind::Double,
+        k => k,
+    };
+    Ok(arrow(k, places(a)))
 }
 
 /// The type of `Not a`: Yes/No for Yes/No, the operand's whole-number
@@ -524,6 +539,37 @@ fn modulo(c: &Call) -> Result<Value> {
     whole_division(c, true)
 }
 
+/// `-a` in the call's result type: an overflow error where the negation
+/// leaves the type's range (`-(-32768)` as an Integer), a Date's serial
+/// number negated.
+fn neg(c: &Call) -> Result<Value> {
+    match c.ret {
+        DataType::Null => Ok(Value::Null),
+        DataType::Timestamp(..) => {
+            let serial = -c.num(0, "Operand")?;
+            serial_to_micros(c.name, serial)
+                .and_then(|u| check_date(c.name, u))
+                .map(Value::Date)
+        }
+        DataType::UInt8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
+            fit_whole(c, -whole(c, 0)?)
+        }
+        DataType::Float32 => Ok(Value::Single(-(c.num(0, "Operand")? as f32))),
+        DataType::Float64 => Ok(Value::Double(-c.num(0, "Operand")?)),
+        DataType::Decimal128(19, 4) => {
+            fit_currency(c, -currency(c, 0)?).map(|u| Value::Decimal(u, 4))
+        }
+        DataType::Decimal128(_, s) => {
+            let (x, sx) = exact(c, 0)?;
+            match product(x, -1, sx, *s) {
+                Some(u) => Ok(Value::Decimal(u, *s)),
+                None => Err(overflow(c, "the result", "Decimal (38 digits)")),
+            }
+        }
+        other => Err(c.err(format!("cannot compute a result of type {other}"))),
+    }
+}
+
 /// `Not a`: the logical negation of a Yes/No; every bit of a number
 /// inverted (a Byte's eight, so `Not 5` is 250 for a Byte and -6
 /// otherwise).
@@ -537,6 +583,62 @@ fn not(c: &Call) -> Result<Value> {
     } else {
         !n
     }))
+}
+
+/// The three bitwise operators that a known operand can decide when the
+/// other is Null.
+#[derive(Clone, Copy)]
+enum Bits {
+    And,
+    Or,
+    Imp,
+}
+
+/// The type of `a And b`, `a Or b`, `a Imp b` of numbers: the planner
+/// casts both operands to one whole-number type first, which the result
+/// keeps.
+fn bits_type(t: &[DataType]) -> Result<DataType> {
+    Ok(match (arg(t, 0), arg(t, 1)) {
+        (DataType::Null, other) | (other, DataType::Null) => other.clone(),
+        (a, _) => a.clone(),
+    })
+}
+
+/// `a And b`, `a Or b` or `a Imp b` bit by bit; with a Null operand, the
+/// logical tables of the And, Or and Imp pages with 0 as False and every
+/// bit set as True: `Null And 0` is 0, `Null Or -1` is -1, `0 Imp Null`
+/// and `Null Imp -1` are every bit set; any other Null gives Null.
+fn bits(c: &Call, op: Bits) -> Result<Value> {
+    let ones: i64 = if *c.ret == DataType::UInt8 { 255 } else { -1 };
+    let operand = |i: usize| -> Result<Option<i64>> {
+        match c.arg(i) {
+            Value::Null => Ok(None),
+            _ => rounded_operand(c, i).map(Some),
+        }
+    };
+    let (a, b) = (operand(0)?, operand(1)?);
+    let either = |v: i64| a == Some(v) || b == Some(v);
+    Ok(match (op, a, b) {
+        (Bits::And, Some(x), Some(y)) => Value::Int(x & y),
+        (Bits::Or, Some(x), Some(y)) => Value::Int(x | y),
+        (Bits::Imp, Some(x), Some(y)) => Value::Int((x ^ ones) | y),
+        (Bits::And, ..) if either(0) => Value::Int(0),
+        (Bits::Or, ..) if either(ones) => Value::Int(ones),
+        (Bits::Imp, ..) if a == Some(0) || b == Some(ones) => Value::Int(ones),
+        _ => Value::Null,
+    })
+}
+
+fn bit_and(c: &Call) -> Result<Value> {
+    bits(c, Bits::And)
+}
+
+fn bit_or(c: &Call) -> Result<Value> {
+    bits(c, Bits::Or)
+}
+
+fn bit_imp(c: &Call) -> Result<Value> {
+    bits(c, Bits::Imp)
 }
 
 /// The number a text or date stands for where it is compared with a
@@ -564,8 +666,23 @@ pub fn functions() -> Vec<AccessScalar> {
         AccessScalar::new("access_mod", 2, 2, whole_type, modulo)
             .titled("Mod")
             .exact_types(),
+        AccessScalar::new("access_neg", 1, 1, neg_type, neg)
+            .titled("-")
+            .exact_types(),
         AccessScalar::new("access_not", 1, 1, not_type, not)
             .titled("Not")
+            .exact_types(),
+        AccessScalar::new("access_and", 2, 2, bits_type, bit_and)
+            .titled("And")
+            .nulls(NULL_NONE)
+            .exact_types(),
+        AccessScalar::new("access_or", 2, 2, bits_type, bit_or)
+            .titled("Or")
+            .nulls(NULL_NONE)
+            .exact_types(),
+        AccessScalar::new("access_imp", 2, 2, bits_type, bit_imp)
+            .titled("Imp")
+            .nulls(NULL_NONE)
             .exact_types(),
         AccessScalar::new("access_number", 1, 1, super::types::float64, number)
             .titled("Comparison"),

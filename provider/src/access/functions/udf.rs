@@ -528,6 +528,13 @@ pub fn build(func: &str, vals: &[Value], ty: &DataType) -> Result<ArrayRef> {
 fn write_call_name(out: &mut String, f: &AccessScalar, args: &[Expr]) -> std::fmt::Result {
     let operator = f.name.starts_with("access_") && f.name != "access_number";
     match args {
+        // negation is named as DataFusion names its own: `(- x)`
+        [only] if operator && f.title == "-" => {
+            out.push_str("(- ");
+            write_arg_name(out, only)?;
+            out.push(')');
+            Ok(())
+        }
         [only] if operator => {
             write!(out, "{} ", f.title)?;
             write_arg_name(out, only)

@@ -304,14 +304,17 @@ pub fn general_number(x: f64, digits: usize) -> String {
 }
 
 /// The General Date form: `m/d/yyyy h:nn:ss AM/PM`, without the date on
-/// 1899-12-30 and without the time at midnight.
+/// 1899-12-30 (serial 0 itself is `12:00:00 AM`: a value with no whole
+/// part shows as a time, as OLE Automation's date-to-text conversion
+/// that VBA's `CStr` uses decides before it looks at the time) and
+/// without the time at midnight of any other day.
 pub fn general_date(us: i64) -> String {
     let dt = naive(us);
     let day0 = us.div_euclid(DAY_US) == -SERIAL_EPOCH_DAYS;
     let midnight = us.rem_euclid(DAY_US) == 0;
     let date = format!("{}/{}/{}", dt.month(), dt.day(), dt.year());
     let time = long_time(&dt);
-    if day0 && !midnight {
+    if day0 {
         time
     } else if midnight {
         date
