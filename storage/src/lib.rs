@@ -37,8 +37,6 @@
 pub mod error;
 pub mod format;
 pub mod index;
-pub mod index_key;
-pub mod index_write;
 pub mod journal;
 pub mod page;
 pub mod read;
@@ -47,6 +45,7 @@ pub mod write;
 
 // The old module paths, for the crates above (until they name the folders).
 pub use format::{text, types, values};
+pub use index::{key as index_key, write as index_write};
 pub use page::image;
 pub use read::{
     complex, data_page, database, decode, lval, parallel, queries, row, scan, usage_map,

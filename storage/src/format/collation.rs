@@ -1,5 +1,5 @@
 //! The text sort orders index keys are encoded in: [`TextCollation`] (the
-//! encoders are in `index_key::text`).
+//! encoders are in `index::key::text`).
 
 /// The sort orders this encoder knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

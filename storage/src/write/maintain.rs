@@ -1,5 +1,5 @@
 //! The B-tree index maintainer: the writer's [`IndexMaintainer`] over the
-//! `index_write` module.
+//! `index::write` module.
 //!
 //! Guarantees, for every real index of a table on every row insert and
 //! delete:
@@ -21,8 +21,8 @@ use super::tdef as wtdef;
 use super::{IndexMaintainer, IndexPages, WResult, WriteError};
 use crate::format::JetVersion;
 use crate::image::PageStore;
-use crate::index_key::encode_key;
-use crate::index_write::{IndexWriteError, NodeCache};
+use crate::index::key::encode_key;
+use crate::index::write::{IndexWriteError, NodeCache};
 use crate::scan::OwnedField;
 use crate::tdef::{RealIndex, TableDef};
 
@@ -32,7 +32,7 @@ use crate::tdef::{RealIndex, TableDef};
 /// while holding every leaf of a million-row index on a Long column.
 pub const CACHE_PAGES: usize = 4096;
 
-/// Keeps real indexes exact through `index_write` (installed by default on
+/// Keeps real indexes exact through `index::write` (installed by default on
 /// every [`Writer`](super::Writer)).
 #[derive(Debug)]
 pub struct BTreeMaintainer {
@@ -83,7 +83,7 @@ fn index_err(table: &TableDef, index: &RealIndex, e: IndexWriteError) -> WriteEr
     }
 }
 
-fn pages(p: crate::index_write::IndexPages) -> IndexPages {
+fn pages(p: crate::index::write::IndexPages) -> IndexPages {
     IndexPages {
         allocated: p.allocated,
         freed: p.freed,

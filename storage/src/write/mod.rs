@@ -13,7 +13,7 @@
 //!
 //! Index pages are maintained through the [`IndexMaintainer`] installed on
 //! the [`Writer`]: by default the B-tree maintainer ([`BTreeMaintainer`],
-//! over `index_write`). Without one, rows of a table with real indexes are
+//! over `index::write`). Without one, rows of a table with real indexes are
 //! refused with [`WriteError::IndexMaintenanceUnavailable`], so an index
 //! never silently misses an entry.
 //!
@@ -73,7 +73,7 @@ pub struct IndexPages {
 }
 
 /// Index maintenance, installed on a [`Writer`] by the module that owns the
-/// B-tree code (`index_write`).
+/// B-tree code (`index::write`).
 ///
 /// Contract for implementors: `insert` adds the leaf entry `key` → (`page`,
 /// `row`) to the B-tree of `index` (whose root is `index.root_page`) and
@@ -81,7 +81,7 @@ pub struct IndexPages {
 /// through `store`, append new pages with [`PageStore::append`], and report
 /// every page they allocated or released in [`IndexPages`] (the caller
 /// keeps the index's usage map exact). `key` is the full entry key as
-/// [`crate::index_key::encode_key`] builds it (flag bytes included, no row
+/// [`crate::index::key::encode_key`] builds it (flag bytes included, no row
 /// pointer). A unique index refusing a duplicate returns
 /// [`WriteError::Index`]. The root page never moves (the TDEF points at it).
 pub trait IndexMaintainer: Send {

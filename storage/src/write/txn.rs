@@ -1249,7 +1249,7 @@ impl<'w> Transaction<'w> {
         ri: &RealIndex,
         fields: &[OwnedField],
     ) -> WResult<Vec<u8>> {
-        crate::index_key::encode_key(&def.columns, &ri.key, fields, self.version).map_err(
+        crate::index::key::encode_key(&def.columns, &ri.key, fields, self.version).map_err(
             |source| WriteError::IndexKey {
                 table: table.to_string(),
                 source,

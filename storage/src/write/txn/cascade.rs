@@ -18,7 +18,7 @@
 
 use super::Transaction;
 use crate::index::Bookmark;
-use crate::index_key::encode_key;
+use crate::index::key::encode_key;
 use crate::scan::OwnedField;
 use crate::tdef::{RealIndex, TableDef};
 use crate::write::{WResult, WriteError};

@@ -2,9 +2,9 @@
 //!
 //! Creating an index reads every live row of the table, encodes its key
 //! with the same encoder the row-by-row maintainer uses
-//! ([`crate::index_key::encode_key`]), sorts the entries in index order
+//! ([`crate::index::key::encode_key`]), sorts the entries in index order
 //! (key bytes, then bookmark) and builds the B-tree bottom-up
-//! ([`crate::index_write::build_index`]: full leaves, then node levels).
+//! ([`crate::index::write::build_index`]: full leaves, then node levels).
 //! Every refusal — a bad or taken name, a second primary key, a key column
 //! that cannot be a key, a duplicate key in a unique index, a NULL in a
 //! primary key, a key the encoder cannot build — happens before the first
@@ -22,8 +22,8 @@
 
 use super::{MapPages, Transaction};
 use crate::index::Bookmark;
-use crate::index_key::encode_key;
-use crate::index_write::build_index;
+use crate::index::key::encode_key;
+use crate::index::write::build_index;
 use crate::scan::OwnedField;
 use crate::tdef::{IndexKind, RealIndex, TableDef};
 use crate::write::tdef::{

@@ -19,7 +19,7 @@
 
 use super::Transaction;
 use super::cascade::{Cascade, CascadeKind};
-use crate::index_key::encode_key;
+use crate::index::key::encode_key;
 use crate::scan::OwnedField;
 use crate::tdef::{IndexKind, LogicalIndex, TableDef};
 use crate::types::JetType;
@@ -161,7 +161,7 @@ impl Transaction<'_> {
             if let Some(m) = self.maintainer.as_deref_mut() {
                 m.flush(&mut self.ov)?;
             }
-            let exists = crate::index_write::key_exists(
+            let exists = crate::index::write::key_exists(
                 &self.ov,
                 self.version.layout(),
                 other_real.root_page,

@@ -26,7 +26,7 @@
 use super::Transaction;
 use crate::catalog::{CatalogEntry, ObjectKind};
 use crate::index::Bookmark;
-use crate::index_key::encode_key;
+use crate::index::key::encode_key;
 use crate::scan::OwnedField;
 use crate::tdef::{Direction, IndexKind, LogicalIndex, TableDef};
 use crate::write::index_def::MAX_INDEXES;
@@ -212,7 +212,7 @@ impl Transaction<'_> {
                     source,
                 }
             })?;
-            let found = crate::index_write::key_exists(ov, l, pri.root_page, pdef.page, &key)
+            let found = crate::index::write::key_exists(ov, l, pri.root_page, pdef.page, &key)
                 .map_err(|e| WriteError::Index {
                     table: primary.clone(),
                     why: format!("index rooted at page {}: {e}", pri.root_page),

@@ -6,6 +6,14 @@
 //! per child, the last entry of that child's subtree. Entry boundaries come
 //! from the bitmap via the `index_entry` kernel; every walk is bounded by a
 //! visited set, so a cycle in the sibling chain is an error, not a hang.
+//!
+//! This module is the reader; beside it, [`key`] turns column values into
+//! the key bytes entries hold (and seek bounds into key ranges), and
+//! [`write`](mod@write) keeps a B-tree exact as rows change and builds
+//! whole indexes.
+
+pub mod key;
+pub mod write;
 
 use crate::error::{FormatError, corrupt};
 use crate::format::{Layout, page_type};
@@ -239,7 +247,7 @@ pub struct IndexReader<'a> {
 impl<'a> IndexReader<'a> {
     /// A reader of the index whose root is page `root`, owned by the table
     /// whose TDEF starts at `tdef_page` (for indexes the caller has just
-    /// built or changed, see `index_write`).
+    /// built or changed, see [`write`](mod@write)).
     pub fn at(src: &'a dyn PageSource, layout: &'a Layout, tdef_page: u32, root: u32) -> Self {
         IndexReader {
             src,
@@ -372,7 +380,7 @@ impl<'a> IndexReader<'a> {
     }
 
     /// Entries whose keys lie between `lower` and `upper` (encoded keys, see
-    /// [`crate::index_key`]), compared as `mode` says. Descends to the first
+    /// [`key`]), compared as `mode` says. Descends to the first
     /// candidate leaf, then walks forward until past `upper`: pages read are
     /// the tree height plus the leaves holding the result.
     pub fn seek(
