@@ -1,6 +1,7 @@
 use super::*;
-use crate::format::JetVersion;
-use crate::index::{Direction, IndexReader, KeyMatch, read_index_page};
+use crate::format::{JetVersion, Layout};
+use crate::image::PageStore;
+use crate::index::{Bookmark, Direction, IndexReader, KeyMatch, read_index_page};
 use crate::page::{MemPageSource, Page, PageSource};
 use std::collections::BTreeSet;
 use std::ops::Bound;
@@ -408,7 +409,8 @@ fn a_cache_held_through_frees_writes_the_same_bytes() {
 
 mod prop {
     use super::*;
-    use crate::index_write::{Item, Key, fits_items, pack};
+    use crate::index::write::build::pack;
+    use crate::index::write::node::{Item, Key, fits_items};
     use proptest::prelude::*;
 
     /// The packing `pack` replaced: push, recompute the whole page, pop
