@@ -35,13 +35,6 @@ const STORAGE_CIRCLES: &[&[&str]] = &[
         "read/queries/rows.rs",
         "read/queries/sql.rs",
     ],
-    &[
-        "write/index_def.rs",
-        "write/tdef.rs",
-        "write/tdef_columns.rs",
-        "write/tdef_encode.rs",
-        "write/tdef_splice.rs",
-    ],
     &["write/txn.rs", "write/txn/complex.rs"],
     &["write/txn/cascade.rs", "write/txn/relations.rs"],
 ];

@@ -31,7 +31,6 @@ pub mod create;
 pub mod data_page;
 pub mod default;
 pub mod file;
-pub mod index_def;
 pub mod lval;
 pub mod maintain;
 pub mod open;
@@ -41,9 +40,6 @@ pub mod replace;
 pub mod row;
 pub mod row_jet3;
 pub mod tdef;
-pub mod tdef_columns;
-pub mod tdef_encode;
-pub mod tdef_splice;
 pub mod txn;
 
 pub use compact::{CompactReport, compact_file, compact_image};
@@ -54,6 +50,8 @@ pub use protect::{decrypt_file, encrypt_file};
 pub use replace::{Destination, rewrite_file};
 pub use row::{Cell, TextLayout};
 pub use tdef::{ColumnSpec, IndexSpec, TableSpec};
+// The old paths of the table-definition writer's parts.
+pub use tdef::{columns as tdef_columns, encode as tdef_encode, index_def, splice as tdef_splice};
 pub use txn::{IndexBuilt, RelationshipSpec, Transaction, WriteTarget, Writer};
 
 pub use crate::error::{WResult, WriteError};

@@ -7,10 +7,7 @@
 use super::lval::{self, LvalTarget};
 use super::row::{self, Cell};
 use super::tdef::{self as wtdef, ColumnSpec, TableSpec, TdefExtra};
-use super::{
-    IndexMaintainer, IndexPages, WResult, WriteError, alloc, catalog, data_page, default,
-    tdef_columns,
-};
+use super::{IndexMaintainer, IndexPages, WResult, WriteError, alloc, catalog, data_page, default};
 use crate::catalog::{CatalogEntry, ObjectKind};
 use crate::database::{Database, MSYS_OBJECTS_PAGE};
 use crate::format::{JetVersion, Layout, page_type};
@@ -812,7 +809,7 @@ impl<'w> Transaction<'w> {
         let chain = if version.is_jet3() {
             let chain = tdef::read_chain(&self.ov, page)?;
             let lval = col.jet_type.is_long_value().then_some((0, 0));
-            tdef_columns::with_added_column(
+            wtdef::columns::with_added_column(
                 self.tdef_format(),
                 &tname,
                 &old_def,
@@ -833,7 +830,7 @@ impl<'w> Transaction<'w> {
             lval = Some((owned, free));
         }
         let bytes = match &chain {
-            Some(chain) => tdef_columns::with_added_column(
+            Some(chain) => wtdef::columns::with_added_column(
                 self.tdef_format(),
                 &tname,
                 &old_def,

@@ -28,7 +28,7 @@ use crate::scan::OwnedField;
 use crate::tdef::TableDef;
 use crate::types::JetType;
 use crate::write::tdef as wtdef;
-use crate::write::{WResult, WriteError, data_page, row, tdef_columns};
+use crate::write::{WResult, WriteError, data_page, row};
 
 /// Whether `from` widens to `to` without changing any value.
 fn numeric_widening(version: JetVersion, from: JetType, to: JetType) -> bool {
@@ -145,7 +145,7 @@ impl Transaction<'_> {
             wtdef::set_sort_or_precision(c, 0, 0);
         }
         let chain = crate::tdef::read_chain(&self.ov, def.page)?;
-        let bytes = tdef_columns::with_changed_column(
+        let bytes = wtdef::columns::with_changed_column(
             self.tdef_format(),
             &table,
             &def,

@@ -1,7 +1,7 @@
 //! `ALTER TABLE … DROP COLUMN` and renaming a column.
 //!
 //! Both change the table's definition in place
-//! ([`crate::write::tdef_columns`]): every other column keeps its number,
+//! ([`crate::write::tdef::columns`]): every other column keeps its number,
 //! fixed offset and variable-table index, so no row is rewritten and every
 //! bookmark and index entry stays valid. This is how Access drops a column
 //! (mdbtools `HACKING.md`: a column number "includes deleted columns",
@@ -24,7 +24,7 @@ use crate::tdef::TableDef;
 use crate::types::JetType;
 use crate::write::row::Cell;
 use crate::write::tdef as wtdef;
-use crate::write::{WResult, WriteError, tdef_columns};
+use crate::write::{WResult, WriteError};
 
 /// A column located for a schema change.
 pub(super) struct Located {
@@ -84,7 +84,7 @@ impl Transaction<'_> {
         let mut new = def.clone();
         new.columns.remove(pos);
         let chain = crate::tdef::read_chain(&self.ov, def.page)?;
-        let bytes = tdef_columns::with_dropped_column(
+        let bytes = wtdef::columns::with_dropped_column(
             self.tdef_format(),
             &table,
             &def,
@@ -151,7 +151,7 @@ impl Transaction<'_> {
         let mut next = def.clone();
         next.columns[pos].name = new.to_string();
         let chain = crate::tdef::read_chain(&self.ov, def.page)?;
-        let bytes = tdef_columns::with_renamed_column(
+        let bytes = wtdef::columns::with_renamed_column(
             self.tdef_format(),
             &table,
             &def,

@@ -10,9 +10,9 @@
 //! primary key, a key the encoder cannot build — happens before the first
 //! page is written, so a refused index leaves the transaction's pages as
 //! they were. The new descriptors are the ones the writer writes at
-//! `CREATE TABLE` ([`crate::write::index_def::add_index`]), spliced into the
+//! `CREATE TABLE` ([`crate::write::tdef::index_def::add_index`]), spliced into the
 //! existing definition so that every other byte stays as Access wrote it
-//! ([`crate::write::tdef_splice`]).
+//! ([`crate::write::tdef::splice`]).
 //!
 //! Dropping an index removes its logical descriptor and, when no other
 //! logical index shares its real index, the real index too: its pages are
@@ -29,7 +29,7 @@ use crate::tdef::{IndexKind, RealIndex, TableDef};
 use crate::write::tdef::{
     self as wtdef, INDEX_IGNORE_NULLS, INDEX_REQUIRED, INDEX_UNIQUE, IndexSpec,
 };
-use crate::write::{WResult, WriteError, alloc, tdef_splice};
+use crate::write::{WResult, WriteError, alloc};
 use jet_kernels::index_entry::compare_entries;
 use std::cmp::Ordering;
 
@@ -69,12 +69,12 @@ impl Transaction<'_> {
         let mut def = st.def.clone();
         self.check_indexes_def(&tname, &def)?;
         let old_def = def.clone();
-        let (real, fresh) = crate::write::index_def::add_index(&mut def, &tname, spec)?;
+        let (real, fresh) = wtdef::index_def::add_index(&mut def, &tname, spec)?;
         // the definition is changed in place (Access's bytes kept); a
         // dry run refuses a definition that cannot be changed before any
         // page is written
         let chain = crate::tdef::read_chain(&self.ov, def.page)?;
-        tdef_splice::with_added_index(self.tdef_format(), &tname, &old_def, &chain, &def, fresh)?;
+        wtdef::splice::with_added_index(self.tdef_format(), &tname, &old_def, &chain, &def, fresh)?;
         let mut built = IndexBuilt {
             entries: 0,
             pages: 0,
@@ -101,7 +101,7 @@ impl Transaction<'_> {
             built.entries = entries.len();
             built.pages = pages.allocated.len();
         }
-        let bytes = tdef_splice::with_added_index(
+        let bytes = wtdef::splice::with_added_index(
             self.tdef_format(),
             &tname,
             &old_def,
@@ -265,7 +265,7 @@ impl Transaction<'_> {
             }
         }
         let chain = crate::tdef::read_chain(&self.ov, def.page)?;
-        let bytes = tdef_splice::with_dropped_index(
+        let bytes = wtdef::splice::with_dropped_index(
             self.tdef_format(),
             &tname,
             &old_def,

@@ -29,10 +29,10 @@ use crate::index::Bookmark;
 use crate::index::key::encode_key;
 use crate::scan::OwnedField;
 use crate::tdef::{Direction, IndexKind, LogicalIndex, TableDef};
-use crate::write::index_def::MAX_INDEXES;
 use crate::write::row::Cell;
+use crate::write::tdef::index_def::MAX_INDEXES;
 use crate::write::tdef::{self as wtdef, INDEX_UNIQUE, IndexSpec};
-use crate::write::{WResult, WriteError, catalog, tdef_splice};
+use crate::write::{WResult, WriteError, catalog};
 
 /// `MSysRelationships.grbit`: both sides unique.
 pub const REL_ONE_TO_ONE: i32 = 0x0000_0001;
@@ -288,7 +288,7 @@ impl Transaction<'_> {
         pnew.indexes
             .push(fk(pname, pnum, preal as u32, fnum, fdef.page, true));
         let pchain = crate::tdef::read_chain(&self.ov, pdef.page)?;
-        let pbytes = tdef_splice::with_added_index(
+        let pbytes = wtdef::splice::with_added_index(
             self.tdef_format(),
             &primary,
             &pdef,
@@ -311,7 +311,7 @@ impl Transaction<'_> {
                 let fchain = crate::tdef::read_chain(&self.ov, fdef.page)?;
                 Some((
                     fnew.clone(),
-                    tdef_splice::with_added_index(
+                    wtdef::splice::with_added_index(
                         self.tdef_format(),
                         &foreign,
                         &fdef,
@@ -357,7 +357,7 @@ impl Transaction<'_> {
                     false,
                 );
                 let chain = crate::tdef::read_chain(&self.ov, fdef.page)?;
-                let cut = tdef_splice::with_dropped_index(
+                let cut = wtdef::splice::with_dropped_index(
                     self.tdef_format(),
                     &foreign,
                     &built,
@@ -366,7 +366,7 @@ impl Transaction<'_> {
                     pos,
                     None,
                 )?;
-                let bytes = tdef_splice::with_added_index(
+                let bytes = wtdef::splice::with_added_index(
                     self.tdef_format(),
                     &foreign,
                     &without,

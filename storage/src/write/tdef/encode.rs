@@ -20,9 +20,8 @@
 //!   count entries, 25-byte column descriptors, UTF-16LE names with a
 //!   two-byte length, 52-byte real and 28-byte logical indexes.
 
-use super::tdef::{MAGIC_INDEX, MAGIC_TABLE, MAX_INDEX_COLUMNS, SORT_GENERAL, TdefExtra};
-use super::tdef_columns::type_byte;
-use super::{WResult, WriteError};
+use super::spec::{MAGIC_INDEX, MAGIC_TABLE, MAX_INDEX_COLUMNS, SORT_GENERAL, TdefExtra};
+use crate::error::{WResult, WriteError};
 use crate::format::{JetVersion, page_type};
 use crate::tdef::{Column, Direction, IndexKind, LogicalIndex, RealIndex, TableDef};
 use crate::types::JetType;
@@ -57,7 +56,7 @@ impl TdefFormat {
 /// code page or longer than 255 bytes there.
 pub fn name_bytes(b: &mut Vec<u8>, name: &str, f: TdefFormat) -> WResult<()> {
     if f.version.is_jet3() {
-        let bytes = super::row_jet3::encode_codepage(name, f.encoding)
+        let bytes = crate::write::row_jet3::encode_codepage(name, f.encoding)
             .map_err(|why| WriteError::Unsupported(format!("the name {name:?}: {why}")))?;
         let n = u8::try_from(bytes.len()).map_err(|_| {
             WriteError::Unsupported(format!("the name {name:?} is longer than 255 bytes"))
@@ -135,6 +134,28 @@ pub fn logical_index_entry(b: &mut Vec<u8>, l: &LogicalIndex, version: JetVersio
     if !jet3 {
         b.extend_from_slice(&[0u8; 4]);
     }
+}
+
+/// The TDEF type byte of `t`.
+pub fn type_byte(t: JetType) -> Option<u8> {
+    Some(match t {
+        JetType::Boolean => 0x01,
+        JetType::Byte => 0x02,
+        JetType::Integer => 0x03,
+        JetType::Long => 0x04,
+        JetType::Currency => 0x05,
+        JetType::Single => 0x06,
+        JetType::Double => 0x07,
+        JetType::DateTime => 0x08,
+        JetType::Binary => 0x09,
+        JetType::Text => 0x0A,
+        JetType::Ole => 0x0B,
+        JetType::Memo => 0x0C,
+        JetType::Guid => 0x0F,
+        JetType::Numeric => 0x10,
+        JetType::BigInt => 0x13,
+        _ => return None,
+    })
 }
 
 /// The type byte of `c` (every type, the complex and extended ones too).

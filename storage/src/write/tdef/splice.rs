@@ -15,9 +15,8 @@
 //! length are updated; the result is parsed back and must equal the
 //! intended definition, else nothing is returned.
 
-use super::tdef::{logical_index_entry, name_bytes, real_index_entry};
-use super::tdef_encode::TdefFormat;
-use super::{WResult, WriteError};
+use super::encode::{TdefFormat, logical_index_entry, name_bytes, real_index_entry};
+use crate::error::{WResult, WriteError};
 use crate::format::JetVersion;
 use crate::tdef::TableDef;
 

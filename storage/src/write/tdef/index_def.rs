@@ -1,10 +1,10 @@
 //! Index declarations checked and added to a table definition
 //! ([`add_index`]), shared by `CREATE TABLE` and `CREATE INDEX`.
 
-use super::WResult;
-use super::tdef::{
+use super::spec::{
     INDEX_IGNORE_NULLS, INDEX_REQUIRED, INDEX_UNIQUE, IndexSpec, MAX_INDEX_COLUMNS, bad, check_name,
 };
+use crate::error::WResult;
 use crate::tdef::{IndexKind, LogicalIndex, RealIndex, TableDef};
 use crate::types::JetType;
 

@@ -1,221 +1,38 @@
 //! Table definitions on the write side: the schema a caller asks for
 //! ([`TableSpec`]), its layout into a [`TableDef`] (column numbers, fixed
-//! offsets, variable indexes, real and logical indexes) and the TDEF
-//! encoder (Jet4/ACE), including the long-value column usage-map list.
+//! offsets, variable indexes, real and logical indexes), the TDEF chain
+//! written and its counters patched.
+//!
+//! The parts, whose imports point one way (what several of them need is in
+//! [`spec`]: the specs, constants and name rules): [`encode`](mod@encode)
+//! (a whole definition's bytes), [`index_def`] (index declarations checked
+//! and added), [`splice`] (index descriptors added to and cut from a stored
+//! definition, and where its page pointers are) and [`columns`] (column
+//! descriptors of a stored definition changed in place).
 
-use super::{WResult, WriteError};
+pub mod columns;
+pub mod encode;
+pub mod index_def;
+pub mod spec;
+pub mod splice;
+
+pub use encode::{TdefFormat, encode, logical_index_entry, name_bytes, real_index_entry};
+pub use spec::{
+    COL_UPDATABLE, ColumnSpec, INDEX_IGNORE_NULLS, INDEX_REQUIRED, INDEX_UNIQUE, IndexSpec,
+    MAGIC_INDEX, MAGIC_TABLE, MAX_INDEX_COLUMNS, SORT_GENERAL, TABLE_SYSTEM, TABLE_USER, TableSpec,
+    TdefExtra, check_name,
+};
+
+use crate::error::{WResult, WriteError};
 use crate::format::{JetVersion, page_type};
 use crate::image::PageStore;
 use crate::tdef::{
-    COL_AUTO_GUID, COL_AUTO_LONG, COL_FIXED, COL_HYPERLINK, Column, Direction,
-    EXT_COMPRESSED_UNICODE, TableDef,
+    COL_AUTO_GUID, COL_AUTO_LONG, COL_FIXED, COL_HYPERLINK, Column, EXT_COMPRESSED_UNICODE,
+    TableDef,
 };
 use crate::types::JetType;
 use crate::write::overlay::PageOverlay;
-
-/// Constant found in TDEF headers, column and logical-index definitions.
-pub const MAGIC_TABLE: u32 = 1625;
-/// Constant that opens a real-index definition.
-pub const MAGIC_INDEX: u32 = 1923;
-/// TDEF table type of user tables.
-pub const TABLE_USER: u8 = 0x4e;
-/// TDEF table type of system tables.
-pub const TABLE_SYSTEM: u8 = 0x53;
-/// Column flag: updatable (set on every column Access or Jackcess writes).
-pub const COL_UPDATABLE: u8 = 0x02;
-/// Real-index flag: unique.
-pub const INDEX_UNIQUE: u8 = 0x01;
-/// Real-index flag: ignore nulls.
-pub const INDEX_IGNORE_NULLS: u8 = 0x02;
-/// Real-index flag: required (no nulls).
-pub const INDEX_REQUIRED: u8 = 0x08;
-/// Text sort order "General" (locale 1033) as the column stores it.
-pub const SORT_GENERAL: u16 = 1033;
-/// Most key columns of a real index.
-pub const MAX_INDEX_COLUMNS: usize = 10;
-
-/// One column as a caller declares it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ColumnSpec {
-    /// Column name.
-    pub name: String,
-    /// Jet type.
-    pub jet_type: JetType,
-    /// Text: maximum characters (1–255); Binary: maximum bytes (1–255);
-    /// ignored for other types.
-    pub size: u16,
-    /// Numeric precision (1–28).
-    pub precision: u8,
-    /// Numeric scale (0–precision).
-    pub scale: u8,
-    /// NULL refused on insert and update.
-    pub not_null: bool,
-    /// Auto-number (Long: counter; GUID: generated).
-    pub auto_number: bool,
-    /// Hyperlink (Memo only).
-    pub hyperlink: bool,
-    /// The column's default as Access expression text (its `DefaultValue`
-    /// property), applied to rows inserted without a value for the column.
-    /// Only expressions the writer evaluates are accepted (see
-    /// [`crate::write::default`]); others are refused at CREATE TABLE.
-    pub default_value: Option<String>,
-}
-
-impl ColumnSpec {
-    /// A column of `jet_type` with defaults: Text 255 characters, Binary 255
-    /// bytes, Numeric(18, 0), nullable, not auto-number.
-    pub fn new(name: &str, jet_type: JetType) -> ColumnSpec {
-        ColumnSpec {
-            name: name.to_string(),
-            jet_type,
-            size: 255,
-            precision: 18,
-            scale: 0,
-            not_null: false,
-            auto_number: false,
-            hyperlink: false,
-            default_value: None,
-        }
-    }
-    /// Text of at most `chars` characters.
-    pub fn text(name: &str, chars: u16) -> ColumnSpec {
-        ColumnSpec {
-            size: chars,
-            ..ColumnSpec::new(name, JetType::Text)
-        }
-    }
-    /// Numeric(precision, scale).
-    pub fn numeric(name: &str, precision: u8, scale: u8) -> ColumnSpec {
-        ColumnSpec {
-            precision,
-            scale,
-            ..ColumnSpec::new(name, JetType::Numeric)
-        }
-    }
-    /// Marks the column NOT NULL.
-    pub fn not_null(mut self) -> ColumnSpec {
-        self.not_null = true;
-        self
-    }
-    /// Gives the column a default (Access expression text, e.g. `0`,
-    /// `"abc"`, `#2024-01-31#`, `Yes`, `Now()`).
-    pub fn default_value(mut self, expr: &str) -> ColumnSpec {
-        self.default_value = Some(expr.to_string());
-        self
-    }
-    /// Marks the column auto-number.
-    pub fn auto_number(mut self) -> ColumnSpec {
-        self.auto_number = true;
-        self
-    }
-}
-
-/// One index as a caller declares it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct IndexSpec {
-    /// Index name.
-    pub name: String,
-    /// Key columns (by name) and their directions.
-    pub columns: Vec<(String, Direction)>,
-    /// The primary key (implies unique and required).
-    pub primary: bool,
-    /// Unique.
-    pub unique: bool,
-    /// Rows whose key is all NULL are not indexed.
-    pub ignore_nulls: bool,
-}
-
-impl IndexSpec {
-    /// A plain ascending index on `columns`.
-    pub fn new(name: &str, columns: &[&str]) -> IndexSpec {
-        IndexSpec {
-            name: name.to_string(),
-            columns: columns
-                .iter()
-                .map(|c| (c.to_string(), Direction::Ascending))
-                .collect(),
-            primary: false,
-            unique: false,
-            ignore_nulls: false,
-        }
-    }
-    /// The primary key on `columns` (ascending).
-    pub fn primary(name: &str, columns: &[&str]) -> IndexSpec {
-        IndexSpec {
-            primary: true,
-            unique: true,
-            ..IndexSpec::new(name, columns)
-        }
-    }
-    /// Marks the index unique.
-    pub fn unique(mut self) -> IndexSpec {
-        self.unique = true;
-        self
-    }
-}
-
-/// A table as a caller declares it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TableSpec {
-    /// Table name.
-    pub name: String,
-    /// Columns in order.
-    pub columns: Vec<ColumnSpec>,
-    /// Indexes.
-    pub indexes: Vec<IndexSpec>,
-}
-
-impl TableSpec {
-    /// A table named `name` with `columns` and no indexes.
-    pub fn new(name: &str, columns: Vec<ColumnSpec>) -> TableSpec {
-        TableSpec {
-            name: name.to_string(),
-            columns,
-            indexes: Vec::new(),
-        }
-    }
-    /// Adds an index.
-    pub fn index(mut self, idx: IndexSpec) -> TableSpec {
-        self.indexes.push(idx);
-        self
-    }
-}
-
-/// What the encoder needs beyond [`TableDef`]: the long-value column usage
-/// maps (column number, owned-pages map pointer, free-space map pointer).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TdefExtra {
-    /// Per long-value column: (column number, owned map, free map).
-    pub lval_maps: Vec<(u16, u32, u32)>,
-}
-
-pub(crate) fn bad(table: &str, why: impl Into<String>) -> WriteError {
-    WriteError::BadDefinition {
-        table: table.to_string(),
-        why: why.into(),
-    }
-}
-
-/// Checks a name as Access does: 1–64 characters, no leading space, none
-/// of `. ! [ ]` or control characters.
-pub fn check_name(table: &str, what: &str, name: &str) -> WResult<()> {
-    let n = name.chars().count();
-    if n == 0 || n > 64 {
-        return Err(bad(
-            table,
-            format!("{what} name {name:?} must have 1 to 64 characters"),
-        ));
-    }
-    if name.starts_with(' ') || name.chars().any(|c| c.is_control() || ".![]`".contains(c)) {
-        return Err(bad(
-            table,
-            format!(
-                "{what} name {name:?} has a leading space or one of . ! [ ] ` or a control character"
-            ),
-        ));
-    }
-    Ok(())
-}
+use spec::bad;
 
 /// Checks one column spec against what `version` can store and returns its
 /// stored length, flags and extended flags.
@@ -396,7 +213,7 @@ pub fn layout(version: JetVersion, spec: &TableSpec, page: u32, system: bool) ->
         free_map: 0,
     };
     for idx in &spec.indexes {
-        super::index_def::add_index(&mut def, table, idx)?;
+        index_def::add_index(&mut def, table, idx)?;
     }
     Ok(def)
 }
@@ -406,7 +223,7 @@ pub fn layout(version: JetVersion, spec: &TableSpec, page: u32, system: bool) ->
 /// stores sort order 1033 and the database's code page in every column's
 /// descriptor, and the parser reads the code page's bytes as precision and
 /// scale. Leaves Jet4/ACE definitions alone.
-pub fn set_jet3_descriptor_fields(def: &mut TableDef, f: super::tdef_encode::TdefFormat) {
+pub fn set_jet3_descriptor_fields(def: &mut TableDef, f: TdefFormat) {
     if !f.version.is_jet3() {
         return;
     }
@@ -464,15 +281,11 @@ pub fn assign_offsets(columns: &mut [Column]) {
     }
 }
 
-pub use super::tdef_encode::{
-    TdefFormat, encode, logical_index_entry, name_bytes, real_index_entry,
-};
-
 /// Reads the long-value column usage-map list that follows the logical
 /// index names of a TDEF (ends with `FF FF`); empty when absent.
 pub fn parse_extra(def: &TableDef, chain: &[u8], version: JetVersion) -> TdefExtra {
     let mut out = TdefExtra::default();
-    if let Some(p) = super::tdef_splice::pointer_offsets(def, chain, version) {
+    if let Some(p) = splice::pointer_offsets(def, chain, version) {
         out.lval_maps = p.lval_maps.iter().map(|&(c, o, f, _)| (c, o, f)).collect();
     }
     out
@@ -502,7 +315,7 @@ pub fn write_chain(
         old_pages.push(first);
     }
     // Jet3 pages carry `VC` where Jet4/ACE pages keep their free space
-    let jet3 = def.get(2..4) == Some(&super::tdef_encode::JET3_TDEF_TAG[..]);
+    let jet3 = def.get(2..4) == Some(&encode::JET3_TDEF_TAG[..]);
     let mut chunks: Vec<Vec<u8>> = Vec::new();
     let (head, mut rest) = def.split_at(def.len().min(ps));
     chunks.push(head.to_vec());
@@ -517,7 +330,7 @@ pub fn write_chain(
     for k in 0..chunks.len() {
         let p = match old_pages.get(k) {
             Some(&p) => p,
-            None => super::alloc::append_page(ov)?,
+            None => crate::write::alloc::append_page(ov)?,
         };
         pages.push(p);
     }
@@ -527,7 +340,7 @@ pub fn write_chain(
         let next = pages.get(k + 1).copied().unwrap_or(0);
         c[4..8].copy_from_slice(&next.to_le_bytes());
         if jet3 {
-            c[2..4].copy_from_slice(&super::tdef_encode::JET3_TDEF_TAG);
+            c[2..4].copy_from_slice(&encode::JET3_TDEF_TAG);
         } else {
             let free = u16::try_from(ps.saturating_sub(used + 8)).unwrap_or(0);
             c[2..4].copy_from_slice(&free.to_le_bytes());
@@ -541,7 +354,7 @@ pub fn write_chain(
         c[0] = page_type::TDEF;
         c[1] = 0x01;
         if jet3 {
-            c[2..4].copy_from_slice(&super::tdef_encode::JET3_TDEF_TAG);
+            c[2..4].copy_from_slice(&encode::JET3_TDEF_TAG);
         }
         ov.write(p, &c)?;
     }
@@ -581,6 +394,7 @@ pub fn patch_counters(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tdef::Direction;
 
     /// A Complex column's id (all four bytes at descriptor offset 11)
     /// survives encode and parse, as compaction needs.
@@ -642,8 +456,7 @@ mod tests {
         );
         assert_eq!(parse_extra(&back, &bytes, JetVersion::Jet4), extra);
         // every pointer is where the encoder put it
-        let p =
-            crate::write::tdef_splice::pointer_offsets(&back, &bytes, JetVersion::Jet4).unwrap();
+        let p = splice::pointer_offsets(&back, &bytes, JetVersion::Jet4).unwrap();
         let at =
             |o: usize| u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
         assert_eq!(

@@ -19,12 +19,15 @@
 //! table", and tests that a count too small for a row's offset table is
 //! corrupt), so a drop keeps it.
 
-use super::tdef_encode::TdefFormat;
-use super::tdef_splice::{pointer_offsets, stated_len};
-use super::{WResult, WriteError};
+use super::encode::{TdefFormat, column_entry, name_bytes};
+use super::splice::{pointer_offsets, stated_len};
+use crate::error::{WResult, WriteError};
 use crate::format::JetVersion;
 use crate::tdef::{Column, TableDef};
 use crate::types::JetType;
+
+// The TDEF type byte of a type, at its old path (the encoder owns it).
+pub use super::encode::type_byte;
 
 /// Offsets of the column section of a definition.
 struct Columns {
@@ -131,7 +134,7 @@ pub fn with_renamed_column(
     let (mut b, s, k) = locate(version, table, old, chain, col_num)?;
     let (ns, ne) = s.names[k];
     let mut bytes = Vec::new();
-    super::tdef::name_bytes(&mut bytes, name, f)?;
+    name_bytes(&mut bytes, name, f)?;
     b.splice(ns..ne, bytes);
     finish(f, table, b, new)
 }
@@ -231,35 +234,13 @@ pub fn with_added_column(
         .last()
         .map_or(s.start + old.columns.len() * l.col_entry, |n| n.1);
     let mut name = Vec::new();
-    super::tdef::name_bytes(&mut name, &c.name, f)?;
+    name_bytes(&mut name, &c.name, f)?;
     b.splice(names_end..names_end, name);
     let mut d = Vec::new();
-    super::tdef_encode::column_entry(&mut d, c, f)?;
+    column_entry(&mut d, c, f)?;
     let ds = s.start + old.columns.len() * l.col_entry;
     b.splice(ds..ds, d);
     finish(f, table, b, new)
-}
-
-/// The TDEF type byte of `t`.
-pub fn type_byte(t: JetType) -> Option<u8> {
-    Some(match t {
-        JetType::Boolean => 0x01,
-        JetType::Byte => 0x02,
-        JetType::Integer => 0x03,
-        JetType::Long => 0x04,
-        JetType::Currency => 0x05,
-        JetType::Single => 0x06,
-        JetType::Double => 0x07,
-        JetType::DateTime => 0x08,
-        JetType::Binary => 0x09,
-        JetType::Text => 0x0A,
-        JetType::Ole => 0x0B,
-        JetType::Memo => 0x0C,
-        JetType::Guid => 0x0F,
-        JetType::Numeric => 0x10,
-        JetType::BigInt => 0x13,
-        _ => return None,
-    })
 }
 
 /// Sets the column counts and length of `b` from `new` and checks that
