@@ -35,7 +35,6 @@ const STORAGE_CIRCLES: &[&[&str]] = &[
         "read/queries/rows.rs",
         "read/queries/sql.rs",
     ],
-    &["write/txn/complex.rs", "write/txn/mod.rs"],
     &["write/txn/cascade.rs", "write/txn/relations.rs"],
 ];
 
