@@ -230,12 +230,6 @@ impl Database {
         Ok(out)
     }
 
-    /// A lazy reader of the values of `column` (see [`ComplexValues`]);
-    /// reads nothing until values are asked for.
-    pub fn complex_values(&self, column: &ComplexColumn) -> ComplexValues {
-        ComplexValues::new(self.clone(), column.clone())
-    }
-
     /// The table whose object id is `id` (low 24 bits: its TDEF page).
     fn table_at(&self, id: Option<i32>) -> Result<Table, String> {
         let id = id.ok_or("its id is NULL")?;

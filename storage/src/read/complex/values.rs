@@ -1,5 +1,6 @@
 //! The values of one complex column: a lazy index of the flat table by
-//! complex id, and typed readers of one id's rows.
+//! complex id, and typed readers of one id's rows
+//! ([`Database::complex_values`] makes one).
 
 use super::{ComplexColumn, ComplexKind, int_at, text_at};
 use crate::database::{Database, Table};
@@ -68,6 +69,14 @@ pub struct ComplexValues {
 struct FlatIndex {
     flat: Table,
     rows: HashMap<i32, Vec<Bookmark>>,
+}
+
+impl Database {
+    /// A lazy reader of the values of `column` (see [`ComplexValues`]);
+    /// reads nothing until values are asked for.
+    pub fn complex_values(&self, column: &ComplexColumn) -> ComplexValues {
+        ComplexValues::new(self.clone(), column.clone())
+    }
 }
 
 impl ComplexValues {

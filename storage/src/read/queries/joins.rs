@@ -9,9 +9,13 @@
 //! condition to that join (conditions then read `(c2) AND (c1)`, newest
 //! first). Joins below the top level are parenthesised.
 
-use super::QueryRow;
-use super::sql::{MAX_JOINS, alias_to, optional_quoted_to, quoted_to};
+use super::quote::{alias_to, optional_quoted_to, quoted_to};
+use super::rows::QueryRow;
 use crate::error::printable;
+
+/// The most joins one query may have; a query with more is reported
+/// unreadable rather than rebuilt (Access itself allows far fewer).
+pub const MAX_JOINS: usize = 256;
 
 /// A table source of the FROM list.
 enum Source {

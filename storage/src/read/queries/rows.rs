@@ -1,6 +1,6 @@
-//! Reading `MSysQueries` into [`QueryRow`]s grouped by query object id.
+//! Reading `MSysQueries` into [`QueryRow`]s grouped by query object id:
+//! the row type the rebuild reads, and the table read into it.
 
-use super::QueryRow;
 use crate::database::Database;
 use crate::error::{Error, Result, SchemaError};
 use crate::scan::ScanOptions;
@@ -11,6 +11,28 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType;
 use std::collections::HashMap;
+
+/// One row of `MSysQueries`, as the rebuild reads it: every field is
+/// optional because every column of the table may be NULL (and `LvExtra`
+/// does not exist in Jet3 files).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueryRow {
+    /// `Attribute`: what the row describes (1 type, 2 parameter, 3 flags,
+    /// 4 remote database, 5 input table, 6 output column, 7 join, 8 WHERE,
+    /// 9 GROUP BY, 10 HAVING, 11 ORDER BY; 0 and 255 open and close the
+    /// query). `None` when NULL or outside 0–255.
+    pub attribute: Option<u8>,
+    /// `Expression`: an expression, ON condition, union part or stored text.
+    pub expression: Option<String>,
+    /// `Flag`: the query type, select flags, join type, parameter type, …
+    pub flag: Option<i16>,
+    /// `LvExtra`: the size of a Text parameter (Jet4 and later).
+    pub extra: Option<i32>,
+    /// `Name1`: a table, alias, parameter name, TOP count, "D" for DESC, …
+    pub name1: Option<String>,
+    /// `Name2`: an alias, target column, union part id, …
+    pub name2: Option<String>,
+}
 
 /// The system table holding saved queries.
 const TABLE: &str = "MSysQueries";

@@ -7,12 +7,10 @@
 //! pass-through queries are their stored text alone.
 
 use super::joins::from_list;
-use super::{QueryKind, QueryRow};
+use super::kind::QueryKind;
+use super::quote::{alias_to, optional_quoted_to};
+use super::rows::QueryRow;
 use crate::error::printable;
-
-/// The most joins one query may have; a query with more is reported
-/// unreadable rather than rebuilt (Access itself allows far fewer).
-pub const MAX_JOINS: usize = 256;
 
 /// Line separator between clauses.
 const NL: &str = "\n";
@@ -535,66 +533,6 @@ fn clean_union_part(text: &str) -> String {
     out
 }
 
-/// Whether `s` needs brackets: it holds a character other than an ASCII
-/// letter, digit or `_`.
-fn needs_brackets(s: &str) -> bool {
-    s.chars().any(|c| !(c.is_ascii_alphanumeric() || c == '_'))
-}
-
-/// Whether `s` is already in brackets.
-fn is_bracketed(s: &str) -> bool {
-    s.len() >= 2 && s.starts_with('[') && s.ends_with(']')
-}
-
-/// Appends `s` in brackets unless it already is.
-pub(crate) fn quoted_to(out: &mut String, s: &str) {
-    if is_bracketed(s) {
-        out.push_str(s);
-    } else {
-        out.push('[');
-        out.push_str(s);
-        out.push(']');
-    }
-}
-
-/// Appends `s`, bracketed where it needs brackets. An `identifier` is
-/// taken as dot-separated parts each bracketed on its own (empty trailing
-/// parts dropped, as Java's `String.split` drops them).
-pub(crate) fn optional_quoted_to(out: &mut String, s: &str, identifier: bool) {
-    let mut parts: Vec<&str> = if identifier {
-        s.split('.').collect()
-    } else {
-        vec![s]
-    };
-    if identifier {
-        while parts.len() > 1 && parts.last().is_some_and(|p| p.is_empty()) {
-            parts.pop();
-        }
-        if parts.len() == 1 && parts[0].is_empty() && !s.is_empty() {
-            parts.clear();
-        }
-    }
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push('.');
-        }
-        if needs_brackets(p) {
-            quoted_to(out, p);
-        } else {
-            out.push_str(p);
-        }
-    }
-}
-
-/// Appends ` AS alias` when there is an alias (bracketed as a whole where
-/// it needs brackets).
-pub(crate) fn alias_to(out: &mut String, alias: Option<&str>) {
-    if let Some(a) = alias {
-        out.push_str(" AS ");
-        optional_quoted_to(out, a, false);
-    }
-}
-
 /// Appends ` IN 'path' [type]` when either is known (the path, possibly
 /// empty, is always written).
 fn remote_to(out: &mut String, path: Option<&str>, kind: Option<&str>) {
@@ -641,23 +579,6 @@ fn parameter_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn identifiers_are_bracketed_per_part() {
-        let q = |s: &str, id: bool| {
-            let mut o = String::new();
-            optional_quoted_to(&mut o, s, id);
-            o
-        };
-        assert_eq!(q("Table1", true), "Table1");
-        assert_eq!(q("Order Details", true), "[Order Details]");
-        assert_eq!(q("a b.c", true), "[a b].c");
-        assert_eq!(q("Some.Alias", false), "[Some.Alias]");
-        assert_eq!(q("[x y]", false), "[x y]");
-        assert_eq!(q("a.", true), "a");
-        assert_eq!(q(".", true), "");
-        assert_eq!(q("", true), "");
-    }
 
     #[test]
     fn union_parts_are_cleaned() {

@@ -174,7 +174,7 @@ impl Transaction<'_> {
                     Some(format!(
                         "{} = {}",
                         def.columns[p].name,
-                        super::relations::show(def, p, f, codec)
+                        super::cascade::show(def, p, f, codec)
                     ))
                 })
                 .collect();

@@ -18,11 +18,10 @@
 //! change is refused before anything is written.
 
 use super::Transaction;
-use super::cascade::{Cascade, CascadeKind};
+use super::cascade::{Cascade, CascadeKind, show};
 use crate::index::key::encode_key;
 use crate::scan::OwnedField;
 use crate::tdef::{IndexKind, LogicalIndex, TableDef};
-use crate::types::JetType;
 use crate::write::{WResult, WriteError};
 
 impl Transaction<'_> {
@@ -230,45 +229,4 @@ fn key_positions(def: &TableDef, li: &LogicalIndex) -> Option<Vec<usize>> {
 /// column `o` of `b` (the same Jet type; an auto-number Long is a Long).
 fn same_key_type(b: &TableDef, o: usize, a: &TableDef, p: usize) -> bool {
     b.columns[o].jet_type == a.columns[p].jet_type
-}
-
-/// A key value for an error message; `jet3` is the code page of an
-/// Access 97 database's text (`None`: Jet4/ACE UCS-2 text).
-pub(super) fn show(
-    def: &TableDef,
-    p: usize,
-    f: &OwnedField,
-    jet3: Option<&'static encoding_rs::Encoding>,
-) -> String {
-    let OwnedField::Bytes(b) = f else {
-        return match f {
-            OwnedField::Bool(v) => v.to_string(),
-            _ => "NULL".into(),
-        };
-    };
-    let int = |n: usize| {
-        (b.len() == n).then(|| {
-            let mut v = [0u8; 8];
-            v[..n].copy_from_slice(b);
-            i64::from_le_bytes(v)
-        })
-    };
-    let text = match def.columns[p].jet_type {
-        JetType::Byte => int(1).map(|v| v.to_string()),
-        JetType::Integer => (b.len() == 2).then(|| i16::from_le_bytes([b[0], b[1]]).to_string()),
-        JetType::Long => {
-            (b.len() == 4).then(|| i32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string())
-        }
-        JetType::BigInt => int(8).map(|v| v.to_string()),
-        JetType::Text | JetType::Memo => {
-            let mut s = String::new();
-            match jet3 {
-                Some(enc) => crate::text::decode_codepage(b, enc, &mut s),
-                None => crate::text::decode_ucs2(b, &mut s),
-            }
-            Some(format!("{s:?}"))
-        }
-        _ => None,
-    };
-    text.unwrap_or_else(|| b.iter().map(|x| format!("{x:02X}")).collect::<String>())
 }

@@ -224,7 +224,7 @@ impl Transaction<'_> {
                             format!(
                                 "{} = {}",
                                 fdef.columns[f].name,
-                                super::relations::show(&fdef, f, &fields[f], codec)
+                                super::cascade::show(&fdef, f, &fields[f], codec)
                             )
                         })
                         .collect::<Vec<_>>()
