@@ -23,42 +23,34 @@
 pub mod access;
 pub mod archive;
 mod catalog;
-pub mod complex;
-mod ddl;
-mod defaults;
-mod dml;
-mod exec;
+mod error;
 pub mod frontdoor;
-pub mod linked;
-mod literals;
+mod handle;
 pub mod messages;
-mod ordered;
-mod pushdown;
-mod rules;
+mod scan;
 pub mod session;
-mod statement;
-mod table;
-pub mod views;
-mod walk;
+mod write;
 
 pub use access::SqlDialect;
 pub use archive::{JetFilesOptions, JetFilesTable, register_jet_files};
-pub use catalog::{JetCatalogProvider, JetSchemaProvider, register_jet, register_jet_tables};
-pub use complex::ComplexLists;
-pub use dml::{DmlKind, JetDmlExec, JetHandle, JetSink};
-pub use exec::{IndexSeekExec, JetScanExec, KeyRange, KeyRangeRef, Recheck};
-pub use literals::{FloatDecimalComparison, analyzer_rules};
-pub use ordered::{IndexMinMaxExec, IndexOrderExec};
-pub use rules::{
-    JetIndexOrder, JetMinMax, jet_session_state_builder, physical_optimizer_rules, session_context,
+pub use catalog::linked;
+pub use catalog::{
+    JetCatalogProvider, JetSchemaProvider, JetTable, ViewSource, register_jet, register_jet_tables,
 };
-pub use statement::{DmlGuard, JetSession};
-pub use table::{JetOptions, JetTable};
+pub use error::to_df;
+pub use handle::{JetHandle, JetOptions};
+pub use scan::complex;
+pub use scan::{
+    ComplexLists, FloatDecimalComparison, IndexMinMaxExec, IndexOrderExec, IndexSeekExec,
+    JetIndexOrder, JetMinMax, JetScanExec, KeyRange, KeyRangeRef, Recheck, analyzer_rules,
+    physical_optimizer_rules,
+};
+pub use session::{JetSession, jet_session_state_builder, session_context};
+pub use write::{DmlGuard, DmlKind, JetDmlExec, JetSink};
 
-use datafusion::error::DataFusionError;
-
-/// Converts a storage error into a DataFusion error; the message keeps the
-/// table, page and offset the storage error names.
-pub fn to_df(e: jet_storage::Error) -> DataFusionError {
-    DataFusionError::External(Box::new(e))
+/// The old path of saved queries as views: [`crate::access::views`] and
+/// [`crate::access::unrunnable`].
+pub mod views {
+    pub use crate::access::unrunnable::UnrunnableQuery;
+    pub use crate::access::views::{MAX_VIEW_DEPTH, ViewPlanner};
 }

@@ -8,12 +8,9 @@
 //! (`SELECT … INTO t`, the make-table form, is `CREATE TABLE t AS SELECT`:
 //! see the select rewrite.)
 
-use datafusion::error::{DataFusionError, Result};
+use crate::error::refuse;
+use datafusion::error::Result;
 use datafusion::sql::sqlparser::ast::{Delete, FromTable, TableFactor, TableWithJoins};
-
-fn refuse(msg: String) -> DataFusionError {
-    DataFusionError::Plan(msg)
-}
 
 /// One name part without its brackets or quotes.
 fn bare(part: &str) -> &str {
@@ -75,8 +72,7 @@ pub(crate) fn check_delete_targets(d: &Delete, targets: &[String]) -> Result<()>
         return Err(refuse(
             "DELETE … FROM with a join is not supported (Access would delete the rows of one table \
              that have partners in the others; write DELETE FROM table WHERE key IN (…) instead); \
-             no row changed"
-                .into(),
+             no row changed",
         ));
     };
     let table = bare(&table).to_string();

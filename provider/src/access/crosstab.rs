@@ -16,9 +16,10 @@
 //! of the statement; [`rewrite`] takes them out again.
 
 use super::prelex::Piece;
+use crate::error::refuse;
 use datafusion::arrow::array::Array;
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
-use datafusion::error::{DataFusionError, Result};
+use datafusion::error::Result;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::ast::{
     BinaryOperator, Expr, Ident, Query, SelectItem, SetExpr, Statement, VisitMut, VisitorMut,
@@ -28,10 +29,6 @@ use std::ops::ControlFlow;
 
 const TRANSFORM: &str = "__crosstab_transform";
 const PIVOT: &str = "__crosstab_pivot";
-
-fn refuse(msg: impl Into<String>) -> DataFusionError {
-    DataFusionError::Plan(msg.into())
-}
 
 fn parse_expr(text: &str) -> Result<Expr> {
     Parser::new(&super::AccessDialect)

@@ -31,7 +31,7 @@ use super::datelit::{AccessDateTime, parse_date_literal};
 use datafusion::sql::sqlparser::ast::helpers::attached_token::AttachedToken;
 use datafusion::sql::sqlparser::ast::{
     AlterColumnOperation, AlterTable, AlterTableOperation, BinaryOperator, Expr, Ident, ObjectName,
-    Statement,
+    Query, Statement,
 };
 use datafusion::sql::sqlparser::dialect::{Dialect, Precedence};
 use datafusion::sql::sqlparser::keywords::Keyword;
@@ -323,6 +323,24 @@ pub(crate) fn timestamp_expr(v: &AccessDateTime) -> Expr {
             super::ast::string("Timestamp(Microsecond, None)"),
         ],
     )
+}
+
+/// Deepest recursion sqlparser may enter for text the front end parses
+/// itself (subqueries it builds, crosstab expressions); statements use the
+/// session's `sql_parser.recursion_limit` (DataFusion's default is also
+/// 50). Text past the statement-shape check
+/// ([`crate::frontdoor::shape`]) stays well inside it.
+pub(crate) const PARSER_RECURSION_LIMIT: usize = 50;
+
+/// Parses one Access SQL query (for subqueries the front end builds).
+pub(crate) fn parse_query(sql: &str) -> datafusion::error::Result<Query> {
+    let mut p = Parser::new(&AccessDialect)
+        .with_recursion_limit(PARSER_RECURSION_LIMIT)
+        .try_with_sql(sql)
+        .map_err(|e| datafusion::error::DataFusionError::Plan(e.to_string()))?;
+    p.parse_query()
+        .map(|q| *q)
+        .map_err(|e| datafusion::error::DataFusionError::Plan(e.to_string()))
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@
 //!   records differ in a key, so DISTINCTROW is `DISTINCT`;
 //! - anything else is refused with a message saying what to write.
 
-use crate::table::JetTable;
+use crate::catalog::JetTable;
+use crate::error::refuse;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::ast::{
@@ -22,10 +23,6 @@ use datafusion::sql::sqlparser::ast::{
     SelectItemQualifiedWildcardKind, SetExpr, Statement, TableFactor, TableWithJoins,
 };
 use jet_storage::tdef::IndexKind;
-
-fn refuse(msg: impl Into<String>) -> DataFusionError {
-    DataFusionError::Plan(msg.into())
-}
 
 /// One table of FROM: its name as resolved, the name it is referred to by
 /// (alias or name), its columns and primary key.

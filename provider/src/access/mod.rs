@@ -34,18 +34,18 @@ pub mod planner;
 pub mod prelex;
 pub(crate) mod rewrite;
 pub(crate) mod select;
+pub mod unrunnable;
+pub mod views;
 
 use datafusion::error::{DataFusionError, Result};
-use datafusion::execution::SessionStateBuilder;
-use datafusion::execution::context::SessionState;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::{DFParserBuilder, Statement as DFStatement};
-use datafusion::sql::sqlparser::ast::{Query, Statement, VisitMut};
-use datafusion::sql::sqlparser::parser::Parser;
-use std::sync::Arc;
+use datafusion::sql::sqlparser::ast::{Statement, VisitMut};
 
 pub use dialect::AccessDialect;
+pub(crate) use dialect::{PARSER_RECURSION_LIMIT, parse_query};
 pub use params::{ParamValue, Params, parse_param_value};
+pub(crate) use planner::access_state;
 
 /// Which SQL a session reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -87,24 +87,6 @@ impl std::fmt::Display for SqlDialect {
 pub(crate) struct Prepared {
     /// The statement.
     pub statement: DFStatement,
-}
-
-/// Deepest recursion sqlparser may enter for text the front end parses
-/// itself (subqueries it builds, crosstab expressions); statements use the
-/// session's `sql_parser.recursion_limit` (DataFusion's default is also
-/// 50). Text past the statement-shape check
-/// ([`crate::frontdoor::shape`]) stays well inside it.
-pub(crate) const PARSER_RECURSION_LIMIT: usize = 50;
-
-/// Parses one Access SQL query (for subqueries the front end builds).
-pub(crate) fn parse_query(sql: &str) -> Result<Query> {
-    let mut p = Parser::new(&AccessDialect)
-        .with_recursion_limit(PARSER_RECURSION_LIMIT)
-        .try_with_sql(sql)
-        .map_err(|e| DataFusionError::Plan(e.to_string()))?;
-    p.parse_query()
-        .map(|q| *q)
-        .map_err(|e| DataFusionError::Plan(e.to_string()))
 }
 
 /// Moves the "Line: l, Column: c" of a parser message by the statement's
@@ -342,7 +324,7 @@ async fn resolve(
             // a saved query that cannot be run is named with its reason
             // here, before planning meets its empty column list
             if let Some(u) =
-                (p.as_ref() as &dyn std::any::Any).downcast_ref::<crate::views::UnrunnableQuery>()
+                (p.as_ref() as &dyn std::any::Any).downcast_ref::<unrunnable::UnrunnableQuery>()
             {
                 return Err(u.error());
             }
@@ -369,33 +351,4 @@ async fn resolve(
         return Err(e);
     }
     Ok(exprs.missing)
-}
-
-/// The session state that plans Access statements: the context's state
-/// plus the Access operator planner and function library.
-pub(crate) fn access_state(ctx: &SessionContext) -> Result<SessionState> {
-    let base = ctx.state();
-    let scalars = functions::scalar_functions();
-    let fold = planner::text_fold_udf();
-    let mut planners: Vec<Arc<dyn datafusion::logical_expr::planner::ExprPlanner>> =
-        vec![Arc::new(planner::AccessPlanner::new(
-            fold.clone(),
-            &scalars,
-        ))];
-    planners.extend(base.expr_planners().iter().cloned());
-    let mut state = SessionStateBuilder::new_from_existing(base)
-        .with_expr_planners(planners)
-        .build();
-    use datafusion::execution::FunctionRegistry;
-    state.register_udf(fold)?;
-    // Access's Replace builds its whole result too: size-checked like
-    // DataFusion's (frontdoor::strings)
-    let limit = crate::frontdoor::strings::session_limit(ctx);
-    for f in scalars {
-        state.register_udf(crate::frontdoor::strings::size_checked(f, limit))?;
-    }
-    for f in functions::aggregate_functions() {
-        state.register_udaf(f)?;
-    }
-    Ok(state)
 }

@@ -36,9 +36,12 @@
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::context::SessionState;
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::{BinaryExpr, Cast, Expr, ExprSchemable, Operator, ScalarUDF};
+use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::ast::BinaryOperator;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -626,6 +629,32 @@ impl ExprPlanner for AccessPlanner {
         };
         Ok(PlannerResult::Planned(planned))
     }
+}
+
+/// The session state that plans Access statements: the context's state
+/// plus the Access operator planner and function library.
+pub(crate) fn access_state(ctx: &SessionContext) -> Result<SessionState> {
+    let base = ctx.state();
+    let scalars = super::functions::scalar_functions();
+    let fold = text_fold_udf();
+    let mut planners: Vec<Arc<dyn datafusion::logical_expr::planner::ExprPlanner>> =
+        vec![Arc::new(AccessPlanner::new(fold.clone(), &scalars))];
+    planners.extend(base.expr_planners().iter().cloned());
+    let mut state = SessionStateBuilder::new_from_existing(base)
+        .with_expr_planners(planners)
+        .build();
+    use datafusion::execution::FunctionRegistry;
+    state.register_udf(fold)?;
+    // Access's Replace builds its whole result too: size-checked like
+    // DataFusion's (frontdoor::strings)
+    let limit = crate::frontdoor::strings::session_limit(ctx);
+    for f in scalars {
+        state.register_udf(crate::frontdoor::strings::size_checked(f, limit))?;
+    }
+    for f in super::functions::aggregate_functions() {
+        state.register_udaf(f)?;
+    }
+    Ok(state)
 }
 
 #[cfg(test)]

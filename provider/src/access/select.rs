@@ -11,7 +11,8 @@
 //! returns the rows ranked within the first n percent, rounded up.
 
 use super::prelex::Piece;
-use crate::table::JetTable;
+use crate::catalog::JetTable;
+use crate::error::refuse;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::ast::helpers::stmt_create_table::CreateTableBuilder;
@@ -20,10 +21,6 @@ use datafusion::sql::sqlparser::ast::{
     Statement, TableFactor, TopQuantity, Value, ValueWithSpan, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
-
-fn refuse(msg: impl Into<String>) -> DataFusionError {
-    DataFusionError::Plan(msg.into())
-}
 
 /// Applies `TOP`, `DISTINCTROW` and `SELECT … INTO` to `s`.
 pub(crate) async fn rewrite(s: &mut Statement, piece: &Piece, ctx: &SessionContext) -> Result<()> {

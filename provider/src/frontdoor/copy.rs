@@ -6,7 +6,8 @@
 //! created, such as `/proc`) is an error before anything runs (DataFusion's
 //! local object store would otherwise retry such a target forever).
 
-use datafusion::error::{DataFusionError, Result};
+use crate::error::refuse;
+use datafusion::error::Result;
 use datafusion::sql::parser::CopyToStatement;
 use datafusion::sql::sqlparser::ast::Value;
 use std::path::{Component, Path, PathBuf};
@@ -17,10 +18,6 @@ pub const COPY_FORMATS: [&str; 4] = ["csv", "parquet", "json", "arrow"];
 /// The `COPY` option that allows replacing an existing file (removed
 /// before DataFusion sees the options).
 pub const OVERWRITE_OPTION: &str = "overwrite";
-
-fn refuse(msg: String) -> DataFusionError {
-    DataFusionError::Plan(msg)
-}
 
 /// The files a statement must never write: every open database and the
 /// journal files beside it, canonical.

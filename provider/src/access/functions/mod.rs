@@ -44,6 +44,7 @@ pub mod misc;
 pub mod numfmt;
 pub mod operators;
 pub mod parse;
+pub mod serial;
 pub mod text;
 pub mod types;
 pub mod udf;

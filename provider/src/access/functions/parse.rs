@@ -8,7 +8,7 @@
 //! statement is planned; a column's text is read with the year of the
 //! moment the row is.
 
-use super::value::{DAY_US, SERIAL_EPOCH_DAYS, from_naive};
+use super::serial::{DAY_US, SERIAL_EPOCH_DAYS, from_naive};
 use chrono::{Datelike, Local, NaiveDate};
 
 /// The number a whole string spells (surrounding spaces allowed): an

@@ -8,13 +8,10 @@
 //! reached through [`micros_to_serial`] and [`serial_to_micros`].
 
 use super::parse;
+pub use super::serial::{DAY_US, SERIAL_EPOCH_DAYS, from_naive};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Timelike};
 use datafusion::error::{DataFusionError, Result};
 
-/// Microseconds in one day.
-pub const DAY_US: i64 = 86_400_000_000;
-/// Days from Access's day zero (1899-12-30) to 1970-01-01.
-pub const SERIAL_EPOCH_DAYS: i64 = 25_569;
 /// The earliest date Access accepts (100-01-01) as a serial day number.
 pub const MIN_SERIAL: f64 = -657_434.0;
 /// One past the last day Access accepts (9999-12-31) as a serial number.
@@ -91,11 +88,6 @@ pub fn naive(us: i64) -> NaiveDateTime {
     DateTime::from_timestamp_micros(us)
         .map(|d| d.naive_utc())
         .unwrap_or(NaiveDateTime::MIN)
-}
-
-/// Engine microseconds of a calendar date and time.
-pub fn from_naive(dt: NaiveDateTime) -> i64 {
-    dt.and_utc().timestamp_micros()
 }
 
 /// Engine microseconds of a date at midnight; errors outside 100–9999.

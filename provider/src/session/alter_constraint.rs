@@ -13,10 +13,11 @@
 //! is referenced; without a constraint name the relationship is named
 //! as Access names it, the two table names joined (`pt`).
 
-use super::alter::{Refusal, column_of, table_def};
-use super::{JetSession, refuse};
-use crate::ddl::{ident, key_columns};
-use crate::dml::JetHandle;
+use super::JetSession;
+use super::columns::{Refusal, column_of, table_def};
+use crate::error::refuse;
+use crate::handle::JetHandle;
+use crate::write::ddl::{ident, key_columns};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::error::Result;
 use datafusion::sql::sqlparser::ast::{

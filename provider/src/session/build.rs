@@ -1,16 +1,53 @@
-//! The session the `jetsql` shell and the Python module run SQL in, and
-//! the catalog name a database file gets there. Both front ends build
-//! their sessions here, so a statement answers the same in either.
+//! Building sessions: the session state with the Jet planner rules, the
+//! session the `jetsql` shell and the Python module run SQL in, and the
+//! catalog name a database file gets there. Both front ends build their
+//! sessions here, so a statement answers the same in either.
 
-use crate::JetSession;
+use super::statement::JetSession;
+use crate::scan::literals::analyzer_rules;
+use crate::scan::rules::physical_optimizer_rules;
 use datafusion::error::Result;
+use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use std::path::Path;
+use std::sync::Arc;
+
+/// A session state builder with DataFusion's defaults and the Jet rules
+/// ([`physical_optimizer_rules`]) for `config`, which is changed in one
+/// way: SQL decimal literals (`2171.2942`) parse as DECIMAL, not as
+/// a binary float, so they compare exactly with Currency and Numeric
+/// columns (`sql_parser.parse_float_as_decimal`); a float compared with a
+/// decimal compares as Double ([`crate::scan::literals`]).
+///
+/// The table function `jet_files(files, table [, options])`
+/// ([`crate::archive`]) is installed beside DataFusion's own.
+pub fn jet_session_state_builder(mut config: SessionConfig) -> SessionStateBuilder {
+    config.options_mut().sql_parser.parse_float_as_decimal = true;
+    let mut builder = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .with_analyzer_rules(analyzer_rules())
+        .with_physical_optimizer_rules(physical_optimizer_rules());
+    builder.table_functions().get_or_insert_default().insert(
+        crate::archive::FUNCTION_NAME.to_string(),
+        Arc::new(datafusion::catalog::TableFunction::new(
+            crate::archive::FUNCTION_NAME.to_string(),
+            Arc::new(crate::archive::JetFilesFunction::default()),
+        )),
+    );
+    builder
+}
+
+/// A `SessionContext` for `config` whose planner uses the Jet rules; use it
+/// instead of `SessionContext::new_with_config` before [`crate::register_jet`].
+pub fn session_context(config: SessionConfig) -> SessionContext {
+    SessionContext::new_with_state(jet_session_state_builder(config).build())
+}
 
 /// Builds a session: information_schema on (for `SHOW TABLES`,
 /// `SHOW COLUMNS`), default catalog `datafusion`, schema `public`, the
-/// Jet planner rules ([`crate::jet_session_state_builder`]: `ORDER BY …
+/// Jet planner rules ([`jet_session_state_builder`]: `ORDER BY …
 /// LIMIT` walks an index, `MIN`/`MAX` read index ends), file names usable
 /// as tables (`SELECT * FROM 'out.parquet'`), CSV values that hold line
 /// breaks read back whole (Access text holds CR/LF; `COPY` and export
@@ -27,7 +64,7 @@ pub fn new_session(memory_limit: u64) -> Result<JetSession> {
     let runtime = RuntimeEnvBuilder::new()
         .with_memory_limit(usize::try_from(memory_limit).unwrap_or(usize::MAX), 1.0)
         .build_arc()?;
-    let state = crate::jet_session_state_builder(config)
+    let state = jet_session_state_builder(config)
         .with_runtime_env(runtime)
         .build();
     Ok(JetSession::new(

@@ -16,7 +16,8 @@
 //! linking database never fails for it). A link to a table that is itself
 //! linked in the target is not followed further (the error says so).
 
-use crate::table::{JetOptions, JetTable};
+use super::table::JetTable;
+use crate::handle::JetOptions;
 use datafusion::error::{DataFusionError, Result};
 use jet_storage::{Database, ObjectKind, OpenOptions};
 use std::path::{Path, PathBuf};

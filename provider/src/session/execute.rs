@@ -15,8 +15,9 @@
 //!   for its ODBC server, not for Access.
 //! - A name that is not a saved query is DataFusion's prepared statement.
 
-use super::{JetSession, refuse};
+use super::JetSession;
 use crate::access::{self, Params, SqlDialect, names::QualifyTables};
+use crate::error::refuse;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result};
@@ -77,7 +78,7 @@ impl JetSession {
         else {
             return Ok(None);
         };
-        let queries = handle.database()?.queries().map_err(crate::to_df)?;
+        let queries = handle.database()?.queries().map_err(crate::error::to_df)?;
         let found = queries
             .iter()
             .find(|q| q.name == query)
@@ -113,7 +114,7 @@ impl JetSession {
                 refuse(format!(
                     "saved query \"{}\" cannot be run: {}; nothing changed",
                     q.name,
-                    crate::views::reason_of(&e)
+                    crate::access::unrunnable::reason_of(&e)
                 ))
             })?;
         if prepared.len() != 1 {
@@ -153,7 +154,7 @@ impl JetSession {
                 refuse(format!(
                     "EXECUTE [{}]: the value {arg} for {name} is not a constant: {}",
                     q.name,
-                    crate::views::reason_of(&e)
+                    crate::access::unrunnable::reason_of(&e)
                 ))
             })?;
             params.bind(part(name), value);

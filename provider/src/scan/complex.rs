@@ -10,7 +10,7 @@
 //! bounds on what an expansion reads are storage's
 //! ([`jet_storage::complex`]).
 
-use crate::to_df;
+use crate::error::to_df;
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::Expr;

@@ -1,21 +1,22 @@
 //! Saved queries as views: every select, union and crosstab query of a
 //! database answers to its name like a table, planned through the Access
 //! dialect when a statement names it (never at open, so one query that
-//! cannot be translated never stops the database from opening).
+//! cannot be translated never stops the database from opening). The
+//! catalog asks for them through [`ViewSource`], which [`ViewPlanner`]
+//! implements.
 //!
 //! A query that cannot be planned still answers to its name: as an
 //! [`UnrunnableQuery`] whose use is an error naming the query and what
 //! stopped it, so catalog listings (`information_schema`) keep working.
 
+use super::unrunnable::UnrunnableQuery;
 use crate::access::{self, Params, SqlDialect};
+use crate::catalog::ViewSource;
 use async_trait::async_trait;
-use datafusion::arrow::datatypes::{Schema, SchemaRef};
+use datafusion::catalog::TableProvider;
 use datafusion::catalog::view::ViewTable;
-use datafusion::catalog::{Session, TableProvider};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::context::SessionState;
-use datafusion::logical_expr::{Expr, TableType};
-use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::SessionContext;
 use jet_storage::SavedQuery;
 use parking_lot::RwLock;
@@ -138,71 +139,9 @@ impl ViewPlanner {
     }
 }
 
-/// A saved query that cannot be run: listed like any view (with its SQL
-/// text), but any use of it is an error naming the query and the reason.
-#[derive(Debug)]
-pub struct UnrunnableQuery {
-    name: String,
-    sql: Option<String>,
-    message: String,
-    schema: SchemaRef,
-}
-
-impl UnrunnableQuery {
-    fn new(query: &SavedQuery, e: &DataFusionError) -> Self {
-        let reason = reason_of(e);
-        UnrunnableQuery {
-            name: query.name.clone(),
-            sql: (!query.sql.is_empty()).then(|| query.sql.clone()),
-            message: format!("saved query \"{}\" cannot be run: {reason}", query.name),
-            schema: Arc::new(Schema::empty()),
-        }
-    }
-
-    /// The query's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The error any use of the query gives.
-    pub fn error(&self) -> DataFusionError {
-        DataFusionError::Plan(self.message.clone())
-    }
-}
-
 #[async_trait]
-impl TableProvider for UnrunnableQuery {
-    fn schema(&self) -> SchemaRef {
-        self.schema.clone()
-    }
-    fn table_type(&self) -> TableType {
-        TableType::View
-    }
-    fn get_table_definition(&self) -> Option<&str> {
-        self.sql.as_deref()
-    }
-    async fn scan(
-        &self,
-        _state: &dyn Session,
-        _projection: Option<&Vec<usize>>,
-        _filters: &[Expr],
-        _limit: Option<usize>,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Err(self.error())
-    }
-}
-
-/// A planning error's own words, without DataFusion's "Error during
-/// planning: " prefix (the message is wrapped in another).
-pub(crate) fn reason_of(e: &DataFusionError) -> String {
-    match e {
-        DataFusionError::Plan(m) => m.clone(),
-        DataFusionError::Context(_, inner) => reason_of(inner),
-        other => {
-            let text = other.to_string();
-            text.strip_prefix("Error during planning: ")
-                .unwrap_or(&text)
-                .to_string()
-        }
+impl ViewSource for ViewPlanner {
+    async fn view(&self, query: &SavedQuery) -> Arc<dyn TableProvider> {
+        ViewPlanner::view(self, query).await
     }
 }

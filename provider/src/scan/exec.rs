@@ -1,7 +1,7 @@
 //! Physical plans: a partitioned full scan and an index seek.
 
-use crate::complex::{ComplexLists, expand};
-use crate::to_df;
+use super::complex::{ComplexLists, expand};
+use crate::error::to_df;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::error::Result;

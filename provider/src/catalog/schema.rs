@@ -1,10 +1,10 @@
 //! Catalog and schema providers: a database as a DataFusion catalog with
 //! one schema, `public`, holding its tables.
 
-use crate::dml::JetHandle;
-use crate::table::{JetOptions, JetTable};
-use crate::to_df;
-use crate::views::ViewPlanner;
+use super::ViewSource;
+use super::table::JetTable;
+use crate::error::to_df;
+use crate::handle::{JetHandle, JetOptions};
 use async_trait::async_trait;
 use datafusion::catalog::{CatalogProvider, SchemaProvider, TableProvider};
 use datafusion::error::Result;
@@ -20,12 +20,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// sees the new rows (and tables).
 ///
 /// Saved select, union and crosstab queries answer to their names too, as
-/// views, once a session has given the schema a [`ViewPlanner`] (the ones
+/// views, once a session has given the schema a [`ViewSource`] (the ones
 /// Access hides are listed too: hiding is for its navigation pane).
 #[derive(Debug)]
 pub struct JetSchemaProvider {
     handle: Arc<JetHandle>,
-    views: OnceLock<Arc<ViewPlanner>>,
+    views: OnceLock<Arc<dyn ViewSource>>,
     /// The saved queries of the database last read, and that database.
     queries: Mutex<Option<(Database, Arc<Vec<SavedQuery>>)>>,
 }
@@ -48,7 +48,7 @@ impl JetSchemaProvider {
 
     /// Makes the database's saved SELECT-type queries answer as views,
     /// planned by `planner`; the first planner set stays.
-    pub fn set_view_planner(&self, planner: Arc<ViewPlanner>) {
+    pub fn set_view_planner(&self, planner: Arc<dyn ViewSource>) {
         let _ = self.views.set(planner);
     }
 
@@ -112,7 +112,7 @@ impl JetSchemaProvider {
             return Vec::new();
         };
         let mut names = db.table_names();
-        names.extend(crate::linked::access_links(&db).into_iter().map(|l| l.0));
+        names.extend(super::linked::access_links(&db).into_iter().map(|l| l.0));
         if self.handle.options().system_tables {
             names.extend(db.system_table_names());
         }
@@ -133,12 +133,12 @@ impl JetSchemaProvider {
             return Ok(None);
         };
         let db = self.handle.database()?;
-        if let Some((local, database, foreign)) = crate::linked::access_links(&db)
+        if let Some((local, database, foreign)) = super::linked::access_links(&db)
             .into_iter()
             .find(|l| l.0 == real)
         {
             let options = self.handle.options();
-            return crate::linked::open_link(&db, &local, &database, &foreign, options)
+            return super::linked::open_link(&db, &local, &database, &foreign, options)
                 .map(|t| Some(Arc::new(t)));
         }
         let t = db.table(&real).map_err(to_df)?;
@@ -240,7 +240,7 @@ pub fn register_jet(
 /// out (registering them eagerly would open their targets now); a catalog
 /// from [`register_jet`] or a `JetSession` resolves them when named.
 pub fn register_jet_tables(ctx: &SessionContext, db: &Database, options: JetOptions) -> Result<()> {
-    let linked: Vec<String> = crate::linked::access_links(db)
+    let linked: Vec<String> = super::linked::access_links(db)
         .into_iter()
         .map(|l| l.0)
         .collect();

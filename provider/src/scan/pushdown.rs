@@ -17,6 +17,12 @@ use jet_storage::index_key::KeyValue;
 use jet_storage::{JetType, Table};
 use std::ops::Bound;
 
+/// Name of Access's text comparison fold in plans
+/// ([`crate::access::planner::TextFold`]): a conjunct comparing the folded
+/// column seeks the column's index (Jet text keys ignore case and trailing
+/// spaces too).
+pub const TEXT_FOLD: &str = "access_text_fold";
+
 /// What one conjunct says about one column.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Constraint {
@@ -130,9 +136,7 @@ fn column_of(e: &Expr, table: &Table) -> Option<usize> {
             .position(|col| col.name == c.name),
         // Access text comparison (case and trailing spaces ignored): Jet
         // text keys ignore both, so the seek reads a superset
-        Expr::ScalarFunction(f)
-            if f.name() == crate::access::planner::TEXT_FOLD && f.args.len() == 1 =>
-        {
+        Expr::ScalarFunction(f) if f.name() == TEXT_FOLD && f.args.len() == 1 => {
             let i = column_of(&f.args[0], table)?;
             (table.def().columns[i].jet_type == JetType::Text).then_some(i)
         }

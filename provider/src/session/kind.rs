@@ -2,7 +2,7 @@
 //! carries out itself, which write, and the DELETE / UPDATE forms
 //! DataFusion 55 would run wrongly (refused here, before planning).
 
-use super::refuse;
+use crate::error::refuse;
 use datafusion::error::Result;
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{

@@ -10,82 +10,24 @@
 //! refuse to run unless a [`DmlGuard`] installed by this entry point says
 //! what the statement looked like.
 
-mod alter;
-mod alter_constraint;
-mod execute;
-mod index_ddl;
-mod kind;
-
+use super::kind::{Kind, classify};
 use crate::access::{Params, SqlDialect};
 use crate::catalog::JetCatalogProvider;
-use crate::dml::JetHandle;
-use crate::table::JetOptions;
-use crate::to_df;
+use crate::error::{refuse, to_df};
+use crate::handle::{JetHandle, JetOptions};
+use crate::write::guard::DmlGuard;
 use datafusion::arrow::array::RecordBatch;
-use datafusion::catalog::Session;
 use datafusion::common::DFSchema;
 use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::context::SessionState;
-use datafusion::logical_expr::Expr;
 use datafusion::logical_expr::{EmptyRelation, LogicalPlan};
 use datafusion::prelude::{DataFrame, SessionContext};
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{CreateTable, ObjectName, Statement as SqlStatement};
 use jet_storage::{Database, OpenOptions};
-use kind::{Kind, classify};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-
-fn refuse(msg: impl Into<String>) -> DataFusionError {
-    DataFusionError::Plan(msg.into())
-}
-
-/// What the entry point saw of the DELETE / UPDATE being planned; a
-/// session config extension the hooks read.
-#[derive(Debug, Default)]
-pub struct DmlGuard {
-    /// `Some(has_where)` while a DELETE / UPDATE is planned and run.
-    current: Mutex<Option<bool>>,
-}
-
-impl DmlGuard {
-    fn set(&self, v: Option<bool>) {
-        if let Ok(mut g) = self.current.lock() {
-            *g = v;
-        }
-    }
-    fn get(&self) -> Option<bool> {
-        self.current.lock().ok().and_then(|g| *g)
-    }
-}
-
-/// Called by the DELETE / UPDATE hooks: refuses unless the entry point
-/// vouched for the statement, and refuses a statement whose WHERE clause
-/// did not reach the hook as filters.
-pub(crate) fn check_filters(
-    state: &dyn Session,
-    what: &str,
-    table: &str,
-    filters: &[Expr],
-) -> Result<()> {
-    let shape = state
-        .config()
-        .get_extension::<DmlGuard>()
-        .and_then(|g| g.get());
-    match shape {
-        None => Err(refuse(format!(
-            "{what} on table {table:?} refused: run it through jet_provider::JetSession \
-             (DataFusion 55 can lose a WHERE clause on the way to the table, upstream issue 24654)"
-        ))),
-        Some(true) if filters.is_empty() => Err(refuse(format!(
-            "{what} on table {table:?} refused: its WHERE clause did not reach the table as a filter \
-             (DataFusion 55 drops WHERE clauses that are constant or hold subqueries, upstream issue 24654); \
-             no row changed"
-        ))),
-        Some(_) => Ok(()),
-    }
-}
 
 /// Whether a statement writes or names files (`COPY … TO`, `CREATE
 /// EXTERNAL TABLE`, either under `EXPLAIN`).
@@ -115,15 +57,15 @@ fn file_checks(s: &mut DFStatement, protected: &[std::path::PathBuf]) -> Result<
 /// groups several (then the whole group commits at once, or on
 /// `ROLLBACK` or an error in `COMMIT` not at all).
 pub struct JetSession {
-    ctx: SessionContext,
+    pub(super) ctx: SessionContext,
     guard: Arc<DmlGuard>,
-    handles: Mutex<Vec<(String, Arc<JetHandle>)>>,
+    pub(super) handles: Mutex<Vec<(String, Arc<JetHandle>)>>,
     /// The catalog whose tables answer to bare names.
-    default_db: Mutex<Option<String>>,
+    pub(super) default_db: Mutex<Option<String>>,
     /// Which SQL the session reads.
     dialect: Mutex<SqlDialect>,
     /// Parameter values bound by name (Access `[Enter a value]`).
-    params: Arc<Mutex<Params>>,
+    pub(super) params: Arc<Mutex<Params>>,
     /// The state Access statements are planned in, built once (its
     /// catalogs are the context's own); dropped when `SET` changes the
     /// configuration.
@@ -204,7 +146,7 @@ impl JetSession {
         let catalog = Arc::new(JetCatalogProvider::with_handle(handle.clone()));
         catalog
             .jet_schema()
-            .set_view_planner(Arc::new(crate::views::ViewPlanner::new(
+            .set_view_planner(Arc::new(crate::access::views::ViewPlanner::new(
                 self.ctx.state_weak_ref(),
                 self.params.clone(),
                 name,
@@ -362,7 +304,7 @@ impl JetSession {
 
     /// The state statements are planned in: the context's, plus the Access
     /// operators and functions in the Access dialect.
-    fn planning_state(&self, dialect: SqlDialect) -> Result<SessionState> {
+    pub(super) fn planning_state(&self, dialect: SqlDialect) -> Result<SessionState> {
         match dialect {
             SqlDialect::Access => {
                 let mut cached = self
@@ -418,7 +360,11 @@ impl JetSession {
     /// reads is the image it changes: writers are serializable).
     /// Statements prepared in the Access dialect are planned in the Access
     /// state (`dialect`), whatever the session's dialect.
-    async fn statement(&self, s: DFStatement, dialect: SqlDialect) -> Result<Vec<RecordBatch>> {
+    pub(super) async fn statement(
+        &self,
+        s: DFStatement,
+        dialect: SqlDialect,
+    ) -> Result<Vec<RecordBatch>> {
         if matches!(&s, DFStatement::Statement(st) if matches!(st.as_ref(), SqlStatement::Set(_)))
             && let Ok(mut cached) = self.access_state.lock()
         {
@@ -571,7 +517,7 @@ impl JetSession {
         name: &ObjectName,
         dialect: SqlDialect,
     ) -> Result<Option<(Arc<JetHandle>, String, String)>> {
-        let parts = crate::ddl::name_parts(name, self.normalizes(dialect));
+        let parts = crate::write::ddl::name_parts(name, self.normalizes(dialect));
         let handles = self
             .handles
             .lock()
@@ -641,7 +587,7 @@ impl JetSession {
             )));
         }
         let Some(query) = &ct.query else {
-            let spec = crate::ddl::table_spec(ct, table, self.normalizes(dialect))?;
+            let spec = crate::write::ddl::table_spec(ct, table, self.normalizes(dialect))?;
             handle.write(|_| Ok(()), |tx, ()| tx.create_table(&spec))?;
             return Ok(Vec::new());
         };
@@ -659,7 +605,7 @@ impl JetSession {
             .await?;
         let df = self.ctx.execute_logical_plan(plan).await?;
         let schema = df.schema().as_arrow().clone();
-        let spec = crate::ddl::spec_from_schema(table, &schema, db.version())?;
+        let spec = crate::write::ddl::spec_from_schema(table, &schema, db.version())?;
         drop(db);
         let batches = df.collect().await?;
         let name = spec.name.clone();
@@ -674,7 +620,7 @@ impl JetSession {
                 Ok(n)
             },
         )?;
-        Ok(vec![crate::dml::count_batch(n)?])
+        Ok(vec![crate::write::dml::count_batch(n)?])
     }
 
     async fn drop_tables(&self, names: &[String], if_exists: bool) -> Result<Vec<RecordBatch>> {
@@ -692,7 +638,7 @@ impl JetSession {
     }
 
     /// The handle and the Access name of a (possibly qualified) table name.
-    fn resolve_jet_table(&self, name: &str) -> Result<(Option<Arc<JetHandle>>, String)> {
+    pub(super) fn resolve_jet_table(&self, name: &str) -> Result<(Option<Arc<JetHandle>>, String)> {
         let parts: Vec<String> = name
             .split('.')
             .map(|p| {

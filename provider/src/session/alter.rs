@@ -11,57 +11,28 @@
 //!   `DROP CONSTRAINT name` and `DROP PRIMARY KEY`
 //!   ([`super::alter_constraint`])
 //!
-//! Type names are those of `CREATE TABLE` ([`crate::ddl`]); new names
+//! Type names are those of `CREATE TABLE` ([`crate::write::ddl`]); new names
 //! (columns, tables, constraints) keep the spelling they are typed with,
 //! as in `CREATE TABLE`.
 //! Everything the statement refers to is checked here first, and the
 //! writer checks again inside the transaction: a refused statement
 //! changes nothing (the file stays byte-identical). The session's catalog
 //! reads the new schema right after the statement: the handle's read side
-//! is reopened by [`crate::dml::JetHandle::write`].
+//! is reopened by [`crate::handle::JetHandle::write`].
 
-use super::{JetSession, refuse};
-use crate::dml::JetHandle;
+use super::JetSession;
+use super::columns::{Refusal, column_of, table_def};
+use crate::error::refuse;
+use crate::handle::JetHandle;
 use datafusion::arrow::array::RecordBatch;
-use datafusion::error::{DataFusionError, Result};
+use datafusion::error::Result;
 use datafusion::sql::sqlparser::ast::{
     AlterColumnOperation, AlterTable, AlterTableOperation, ColumnOption, Ident, ObjectName,
     RenameTableNameKind,
 };
 use jet_storage::JetType;
-use jet_storage::tdef::{IndexKind, TableDef};
+use jet_storage::tdef::IndexKind;
 use jet_storage::write::IndexSpec;
-
-/// Builds the refusals of one `ALTER TABLE` statement: `ALTER TABLE
-/// "table": what; nothing changed`.
-pub(super) struct Refusal<'a>(pub(super) &'a str);
-
-impl Refusal<'_> {
-    /// The refusal saying `why`.
-    pub(super) fn why(&self, why: impl std::fmt::Display) -> DataFusionError {
-        refuse(format!("ALTER TABLE {:?}: {why}; nothing changed", self.0))
-    }
-}
-
-/// The definition of table `real` as the statement sees it.
-pub(super) fn table_def(handle: &JetHandle, real: &str) -> Result<TableDef> {
-    let db = handle.database()?;
-    let t = db.table(real).map_err(crate::to_df)?;
-    Ok(t.def().clone())
-}
-
-/// The stored spelling of column `name` of `def` (exact first, then
-/// ignoring case).
-pub(super) fn column_of(def: &TableDef, name: &str) -> Option<String> {
-    def.columns
-        .iter()
-        .find(|c| c.name == name)
-        .or_else(|| {
-            let l = name.to_lowercase();
-            def.columns.iter().find(|c| c.name.to_lowercase() == l)
-        })
-        .map(|c| c.name.clone())
-}
 
 impl JetSession {
     /// `ALTER TABLE`: the table must be a Jet table of a database open for
@@ -115,7 +86,7 @@ impl JetSession {
                 let def = table_def(&handle, &real)?;
                 let old = column_of(&def, &old_column_name.value)
                     .ok_or_else(|| r.why(format!("no column {:?}", old_column_name.value)))?;
-                let new = crate::ddl::ident(new_column_name, normalize);
+                let new = crate::write::ddl::ident(new_column_name, normalize);
                 handle.write(|_| Ok(()), |tx, ()| tx.rename_column(&real, &old, &new))?;
                 Ok(Vec::new())
             }
@@ -171,7 +142,7 @@ impl JetSession {
         normalize: bool,
     ) -> Result<Vec<RecordBatch>> {
         let r = Refusal(real);
-        let (spec, keys) = crate::ddl::column_def_spec("ALTER TABLE", real, cd, normalize)?;
+        let (spec, keys) = crate::write::ddl::column_def_spec("ALTER TABLE", real, cd, normalize)?;
         let def = table_def(handle, real)?;
         if let Some(existing) = column_of(&def, &spec.name) {
             if if_not_exists {
@@ -187,11 +158,10 @@ impl JetSession {
                     indexes.push(IndexSpec::primary("PrimaryKey", &[column]));
                 }
                 ColumnOption::Unique(u) => {
-                    let name = u
-                        .name
-                        .as_ref()
-                        .or(o.name.as_ref())
-                        .map_or_else(|| column.to_string(), |n| crate::ddl::ident(n, normalize));
+                    let name = u.name.as_ref().or(o.name.as_ref()).map_or_else(
+                        || column.to_string(),
+                        |n| crate::write::ddl::ident(n, normalize),
+                    );
                     indexes.push(IndexSpec::new(&name, &[column]).unique());
                 }
                 other => return Err(r.why(format!("{other} is not supported"))),
@@ -214,7 +184,7 @@ impl JetSession {
 /// The new name of `RENAME TO name`: one part (a table stays in its
 /// database).
 fn new_table_name(r: &Refusal<'_>, n: &ObjectName, normalize: bool) -> Result<String> {
-    match crate::ddl::name_parts(n, normalize).as_slice() {
+    match crate::write::ddl::name_parts(n, normalize).as_slice() {
         [one] => Ok(one.clone()),
         _ => Err(r.why(format!(
             "RENAME TO {n}: name the new table without a database or schema (it stays where it is)"
@@ -278,7 +248,7 @@ fn alter_column(
     let def = table_def(handle, real)?;
     let col = column_of(&def, &column.value)
         .ok_or_else(|| r.why(format!("no column {:?}", column.value)))?;
-    let spec = crate::ddl::typed_column("ALTER TABLE", real, &col, &data_type.to_string())?;
+    let spec = crate::write::ddl::typed_column("ALTER TABLE", real, &col, &data_type.to_string())?;
     if spec.auto_number {
         return Err(r.why(format!(
             "column {col:?} cannot become an auto-number (COUNTER)"

@@ -6,7 +6,8 @@
 //! taken name, a Memo or OLE key column and the like are refused before
 //! anything is written, so the file stays byte-identical.
 
-use super::{JetSession, refuse};
+use super::JetSession;
+use crate::error::refuse;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::error::Result;
 use datafusion::sql::sqlparser::ast::{CreateIndex, Expr as SqlExpr, ObjectName};
@@ -25,7 +26,7 @@ impl JetSession {
     /// `CREATE INDEX` on the Jet table `real` of `handle`'s database.
     pub(super) fn create_jet_index(
         &self,
-        handle: &crate::dml::JetHandle,
+        handle: &crate::handle::JetHandle,
         real: &str,
         ci: &CreateIndex,
     ) -> Result<Vec<RecordBatch>> {
@@ -54,7 +55,7 @@ impl JetSession {
             ));
         }
         let db = handle.database()?;
-        let table = db.table(real).map_err(crate::to_df)?;
+        let table = db.table(real).map_err(crate::error::to_df)?;
         let def = table.def();
         if def
             .indexes
@@ -143,7 +144,7 @@ impl JetSession {
             let exists = handle
                 .database()?
                 .table(&real)
-                .map_err(crate::to_df)?
+                .map_err(crate::error::to_df)?
                 .def()
                 .indexes
                 .iter()
@@ -166,7 +167,7 @@ impl JetSession {
     fn table_with_index(
         &self,
         index: &str,
-    ) -> Result<Option<(std::sync::Arc<crate::dml::JetHandle>, String)>> {
+    ) -> Result<Option<(std::sync::Arc<crate::handle::JetHandle>, String)>> {
         let default = self
             .default_db
             .lock()
@@ -186,7 +187,7 @@ impl JetSession {
         let db = handle.database()?;
         let mut found = Vec::new();
         for t in db.table_names() {
-            let table = db.table(&t).map_err(crate::to_df)?;
+            let table = db.table(&t).map_err(crate::error::to_df)?;
             if table
                 .def()
                 .indexes

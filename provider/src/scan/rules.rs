@@ -15,15 +15,15 @@
 //! DataFusion 55 only offers `ExecutionPlan::try_pushdown_sort`, which
 //! knows neither the fetch nor filters, so these are rules. They act only
 //! on scans of tables registered with `JetOptions::pushdown`. Register them
-//! with [`jet_session_state_builder`] or [`physical_optimizer_rules`]; a
+//! with [`crate::jet_session_state_builder`] or [`physical_optimizer_rules`]; a
 //! plain `SessionContext` plans correct, slower queries without them.
 
-use crate::exec::{IndexSeekExec, JetScanExec};
-use crate::ordered::{IndexMinMaxExec, IndexOrderExec, SortKey, min_max_item, ordered_walk};
+use super::exec::{IndexSeekExec, JetScanExec};
+use super::minmax::{IndexMinMaxExec, min_max_item};
+use super::order::{IndexOrderExec, SortKey, ordered_walk};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode, TreeNodeRecursion};
 use datafusion::error::Result;
-use datafusion::execution::SessionStateBuilder;
 use datafusion::physical_expr::expressions::Column;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_optimizer::optimizer::PhysicalOptimizer;
@@ -37,7 +37,6 @@ use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::repartition::RepartitionExec;
 use datafusion::physical_plan::sorts::sort::SortExec;
 use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec;
-use datafusion::prelude::{SessionConfig, SessionContext};
 use std::sync::Arc;
 
 /// The Jet scan at the bottom of a chain.
@@ -412,36 +411,4 @@ pub fn physical_optimizer_rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + 
     rules.insert(at, Arc::new(JetIndexOrder));
     rules.insert(at, Arc::new(JetMinMax));
     rules
-}
-
-/// A session state builder with DataFusion's defaults and the Jet rules
-/// ([`physical_optimizer_rules`]) for `config`, which is changed in one
-/// way: SQL decimal literals (`2171.2942`) parse as DECIMAL, not as
-/// a binary float, so they compare exactly with Currency and Numeric
-/// columns (`sql_parser.parse_float_as_decimal`); a float compared with a
-/// decimal compares as Double ([`crate::literals`]).
-///
-/// The table function `jet_files(files, table [, options])`
-/// ([`crate::archive`]) is installed beside DataFusion's own.
-pub fn jet_session_state_builder(mut config: SessionConfig) -> SessionStateBuilder {
-    config.options_mut().sql_parser.parse_float_as_decimal = true;
-    let mut builder = SessionStateBuilder::new()
-        .with_config(config)
-        .with_default_features()
-        .with_analyzer_rules(crate::literals::analyzer_rules())
-        .with_physical_optimizer_rules(physical_optimizer_rules());
-    builder.table_functions().get_or_insert_default().insert(
-        crate::archive::FUNCTION_NAME.to_string(),
-        Arc::new(datafusion::catalog::TableFunction::new(
-            crate::archive::FUNCTION_NAME.to_string(),
-            Arc::new(crate::archive::JetFilesFunction::default()),
-        )),
-    );
-    builder
-}
-
-/// A `SessionContext` for `config` whose planner uses the Jet rules; use it
-/// instead of `SessionContext::new_with_config` before [`crate::register_jet`].
-pub fn session_context(config: SessionConfig) -> SessionContext {
-    SessionContext::new_with_state(jet_session_state_builder(config).build())
 }

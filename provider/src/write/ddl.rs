@@ -7,8 +7,9 @@
 //! (names, sizes, what the file version can store) inside the statement's
 //! transaction, and its refusals name the table and column.
 
+use crate::error::refuse;
 use datafusion::arrow::datatypes::{DataType as ArrowType, Field, Schema, TimeUnit};
-use datafusion::error::{DataFusionError, Result};
+use datafusion::error::Result;
 use datafusion::sql::sqlparser::ast::{
     ColumnDef, ColumnOption, ColumnOptionDef, CreateTable, Ident, IndexColumn, ObjectName,
     TableConstraint,
@@ -16,10 +17,6 @@ use datafusion::sql::sqlparser::ast::{
 use jet_storage::tdef::Direction;
 use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec};
 use jet_storage::{JetType, JetVersion};
-
-fn refuse(msg: impl Into<String>) -> DataFusionError {
-    DataFusionError::Plan(msg.into())
-}
 
 /// An identifier as DataFusion reads it: unquoted names fold to lower case
 /// when the session normalizes identifiers (its default), quoted names
@@ -266,7 +263,7 @@ pub(crate) fn column_def_spec<'a>(
             ColumnOption::Null => {}
             ColumnOption::NotNull => spec.not_null = true,
             ColumnOption::Default(e) => {
-                let text = crate::defaults::access_default_text(e).ok_or_else(|| {
+                let text = super::defaults::access_default_text(e).ok_or_else(|| {
                     refuse(format!(
                         "{stmt} {table:?}: column {column:?}: DEFAULT {e} is not a value \
                          the writer can store (numbers, strings, TRUE/FALSE, NULL, DATE/TIMESTAMP \
