@@ -59,6 +59,40 @@ fn provider_has_no_new_file_circles() {
     check_crate("provider", PROVIDER_CIRCLES, "PROVIDER_CIRCLES");
 }
 
+/// `ARCHITECTURE.md` names only files and folders that exist: every
+/// backticked path (a word with a `/` or ending in `.rs` or `.md`) is
+/// found from the repository root or, written short, under `storage/src`
+/// or `provider/src`. The map cannot go stale silently.
+#[test]
+fn architecture_map_names_only_what_exists() {
+    let root = repo_root();
+    let map = std::fs::read_to_string(root.join("ARCHITECTURE.md"))
+        .expect("ARCHITECTURE.md at the repository root");
+    let mut named = 0;
+    let mut missing = Vec::new();
+    for (i, quoted) in map.split('`').enumerate() {
+        let is_path = i % 2 == 1
+            && !quoted.contains(' ')
+            && !quoted.contains("::")
+            && (quoted.contains('/') || quoted.ends_with(".rs") || quoted.ends_with(".md"));
+        if !is_path {
+            continue;
+        }
+        named += 1;
+        let found = ["", "storage/src", "provider/src"]
+            .iter()
+            .any(|base| root.join(base).join(quoted).exists());
+        if !found {
+            missing.push(quoted.to_string());
+        }
+    }
+    assert!(named > 40, "ARCHITECTURE.md names only {named} paths");
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names paths that do not exist (moved or renamed? update the map): {missing:?}"
+    );
+}
+
 /// Synthetic crate for the resolver test: each `== file -> imports` line
 /// opens a file and says which files it must be found to import.
 const SYNTHETIC: &str = "
