@@ -491,7 +491,11 @@ fn product(x: i128, y: i128, from: i8, to: i8) -> Option<i128> {
 fn date_arith(c: &Call, op: Op) -> Result<Value> {
     let x = to_f64(c.name, c.arg(0))?.unwrap_or(0.0);
     let y = to_f64(c.name, c.arg(1))?.unwrap_or(0.0);
-    let serial = if op == Op::Sub { x - y } else { x + y };
+    date_at(c, if op == Op::Sub { x - y } else { x + y })
+}
+
+/// The Date of serial number `serial`, between the years 100 and 9999.
+fn date_at(c: &Call, serial: f64) -> Result<Value> {
     serial_to_micros(c.name, serial)
         .and_then(|u| check_date(c.name, u))
         .map(Value::Date)
@@ -545,12 +549,7 @@ fn modulo(c: &Call) -> Result<Value> {
 fn neg(c: &Call) -> Result<Value> {
     match c.ret {
         DataType::Null => Ok(Value::Null),
-        DataType::Timestamp(..) => {
-            let serial = -c.num(0, "Operand")?;
-            serial_to_micros(c.name, serial)
-                .and_then(|u| check_date(c.name, u))
-                .map(Value::Date)
-        }
+        DataType::Timestamp(..) => date_at(c, -c.num(0, "Operand")?),
         DataType::UInt8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
             fit_whole(c, -whole(c, 0)?)
         }
