@@ -5,11 +5,12 @@
 //! takes any (O, [`ImageChanges`]) pair.
 
 use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
+use jet_storage::error::WResult;
 use jet_storage::index::Bookmark;
 use jet_storage::journal::sim::{SimDisk, SimRng, SimStorage};
 use jet_storage::journal::{JournaledFile, recover_storage};
 use jet_storage::page::{MemPageSource, PageSource};
-use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, WResult, new_database};
+use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, new_database};
 use jet_storage::{
     CommitTarget, Database, ImageChanges, JetType, JetVersion, MemImage, ScanOptions, Transaction,
     WriteTarget,

@@ -8,11 +8,11 @@
 
 use criterion::{BatchSize, Criterion, Throughput, black_box, criterion_main};
 use jet_benches::{DATASETS, shared_dir};
-use jet_storage::data_page::DataPage;
+use jet_storage::format::OwnedField;
 use jet_storage::index::KeyMatch;
-use jet_storage::index_key::{KeyValue, encode_column, first_column_bounds};
-use jet_storage::scan::OwnedField;
-use jet_storage::tdef::Direction;
+use jet_storage::index::key::{KeyValue, encode_column, first_column_bounds};
+use jet_storage::read::data_page::DataPage;
+use jet_storage::schema::tdef::Direction;
 use jet_storage::{Database, OpenOptions, ScanOptions, Table};
 use std::ops::Bound;
 
@@ -80,13 +80,13 @@ fn text_decode(c: &mut Criterion) {
         .flat_map(|u| u.to_le_bytes())
         .collect();
     let cp1252: Vec<u8> = b"Ums\xe4tze f\xfcr Stra\xdfe".to_vec();
-    let enc = jet_storage::text::encoding_for_code_page(1252);
+    let enc = jet_storage::format::text::encoding_for_code_page(1252);
     g.throughput(Throughput::Elements(1));
     let mut out = String::new();
     g.bench_function("ucs2_compressed_ascii", |b| {
         b.iter(|| {
             out.clear();
-            jet_storage::text::decode_ucs2(black_box(&compressed), &mut out);
+            jet_storage::format::text::decode_ucs2(black_box(&compressed), &mut out);
             out.len()
         })
     });
@@ -100,32 +100,32 @@ fn text_decode(c: &mut Criterion) {
     g.bench_function("ucs2_compressed_latin1", |b| {
         b.iter(|| {
             out.clear();
-            jet_storage::text::decode_ucs2(black_box(&latin1), &mut out);
+            jet_storage::format::text::decode_ucs2(black_box(&latin1), &mut out);
             out.len()
         })
     });
     // the borrowed path the scan takes first for every Jet4 text value
     g.bench_function("compressed_ascii_borrow", |b| {
-        b.iter(|| jet_storage::text::compressed_ascii(black_box(&compressed)).map(str::len))
+        b.iter(|| jet_storage::format::text::compressed_ascii(black_box(&compressed)).map(str::len))
     });
     g.bench_function("ucs2_plain_ascii", |b| {
         b.iter(|| {
             out.clear();
-            jet_storage::text::decode_ucs2(black_box(&plain), &mut out);
+            jet_storage::format::text::decode_ucs2(black_box(&plain), &mut out);
             out.len()
         })
     });
     g.bench_function("ucs2_plain_non_ascii", |b| {
         b.iter(|| {
             out.clear();
-            jet_storage::text::decode_ucs2(black_box(&wide), &mut out);
+            jet_storage::format::text::decode_ucs2(black_box(&wide), &mut out);
             out.len()
         })
     });
     g.bench_function("codepage_1252", |b| {
         b.iter(|| {
             out.clear();
-            jet_storage::text::decode_codepage(black_box(&cp1252), enc, &mut out);
+            jet_storage::format::text::decode_codepage(black_box(&cp1252), enc, &mut out);
             out.len()
         })
     });

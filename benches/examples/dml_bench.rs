@@ -26,7 +26,7 @@ use datafusion::dataframe::DataFrameWriteOptions;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use jet_provider::{JetOptions, JetSession};
 use jet_storage::index::KeyMatch;
-use jet_storage::index_key::{KeyValue, first_column_bounds};
+use jet_storage::index::key::{KeyValue, first_column_bounds};
 use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, new_database};
 use jet_storage::{Database, JetType, JetVersion, OpenOptions, ScanOptions};
 use std::ops::Bound;

@@ -16,10 +16,10 @@
 //! `cargo run --release -p jet-benches --features examples --example writer_bench -- [PATH] [ROWS]`
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
+use jet_storage::format::OwnedField;
+use jet_storage::index::key::encode_column;
 use jet_storage::index::{Bookmark, KeyMatch};
-use jet_storage::index_key::encode_column;
-use jet_storage::scan::OwnedField;
-use jet_storage::tdef::Direction;
+use jet_storage::schema::tdef::Direction;
 use jet_storage::{Database, JetVersion, OpenOptions};
 use std::ops::Bound;
 use std::path::PathBuf;

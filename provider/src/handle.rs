@@ -19,10 +19,10 @@
 
 use crate::error::{refuse, to_df};
 use datafusion::error::{DataFusionError, Result};
-use jet_storage::image::{CommitTarget, ImageChanges, MemImage};
+use jet_storage::error::WResult;
 use jet_storage::journal::JournaledFile;
 use jet_storage::journal::lock::{DEFAULT_LOCK_WAIT, FileLock};
-use jet_storage::write::WResult;
+use jet_storage::page::image::{CommitTarget, ImageChanges, MemImage};
 use jet_storage::{Database, FileStamp, OpenOptions, Transaction, Writer};
 use std::collections::BTreeMap;
 use std::fmt;

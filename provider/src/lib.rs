@@ -22,7 +22,7 @@
 
 pub mod access;
 pub mod archive;
-mod catalog;
+pub mod catalog;
 mod error;
 pub mod frontdoor;
 mod handle;
@@ -33,13 +33,11 @@ mod write;
 
 pub use access::SqlDialect;
 pub use archive::{JetFilesOptions, JetFilesTable, register_jet_files};
-pub use catalog::linked;
 pub use catalog::{
     JetCatalogProvider, JetSchemaProvider, JetTable, ViewSource, register_jet, register_jet_tables,
 };
 pub use error::to_df;
 pub use handle::{JetHandle, JetOptions};
-pub use scan::complex;
 pub use scan::{
     ComplexLists, FloatDecimalComparison, IndexMinMaxExec, IndexOrderExec, IndexSeekExec,
     JetIndexOrder, JetMinMax, JetScanExec, KeyRange, KeyRangeRef, Recheck, analyzer_rules,
@@ -47,10 +45,3 @@ pub use scan::{
 };
 pub use session::{JetSession, jet_session_state_builder, session_context};
 pub use write::{DmlGuard, DmlKind, JetDmlExec, JetSink};
-
-/// The old path of saved queries as views: [`crate::access::views`] and
-/// [`crate::access::unrunnable`].
-pub mod views {
-    pub use crate::access::unrunnable::UnrunnableQuery;
-    pub use crate::access::views::{MAX_VIEW_DEPTH, ViewPlanner};
-}

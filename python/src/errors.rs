@@ -13,7 +13,7 @@
 
 use datafusion::arrow::error::ArrowError;
 use datafusion::error::DataFusionError;
-use jet_storage::write::WriteError;
+use jet_storage::error::WriteError;
 use jet_storage::{CryptError, Error as JetError, FormatError, JournalError, SchemaError};
 use pyo3::PyErr;
 use pyo3::create_exception;

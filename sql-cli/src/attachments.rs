@@ -15,8 +15,8 @@
 use crate::session::{OpenRequest, open_database};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
-use jet_storage::complex::ListExpander;
-use jet_storage::tdef::IndexKind;
+use jet_storage::read::complex::ListExpander;
+use jet_storage::schema::tdef::IndexKind;
 use jet_storage::{ComplexColumn, ComplexKind, Database, ScanOptions, Table};
 use std::collections::HashSet;
 use std::io::Write;

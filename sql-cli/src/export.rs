@@ -232,7 +232,8 @@ pub fn export(
             .complex_columns(&t)
             .map_err(|e| format!("{shown}: {e}"))?;
         let all: Vec<usize> = (0..t.schema().fields().len()).collect();
-        let mut lists = jet_storage::complex::ListExpander::new(&db, &complex, &t.schema(), &all);
+        let mut lists =
+            jet_storage::read::complex::ListExpander::new(&db, &complex, &t.schema(), &all);
         let schema = match &lists {
             Some(l) => l.schema(),
             None => t.schema(),
@@ -243,10 +244,10 @@ pub fn export(
         let mut rows = 0usize;
         // pages are decoded (and CSV formatted) on every core, and written
         // in page order
-        jet_storage::parallel::scan_ordered(
+        jet_storage::read::parallel::scan_ordered(
             &t,
             &ScanOptions::default(),
-            jet_storage::parallel::Parallel::default(),
+            jet_storage::read::parallel::Parallel::default(),
             |b| {
                 let n = b.num_rows();
                 Ok::<_, SendError>(match format {

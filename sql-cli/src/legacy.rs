@@ -222,10 +222,10 @@ pub fn run(cmd: Cmd, req: &OpenRequest) -> Result<(), Box<dyn std::error::Error>
             }
             // batches are decoded and formatted on every core, and written
             // in page order
-            jet_storage::parallel::scan_ordered(
+            jet_storage::read::parallel::scan_ordered(
                 &t,
                 &opts,
-                jet_storage::parallel::Parallel::default(),
+                jet_storage::read::parallel::Parallel::default(),
                 |b| format_batch(&b, json),
                 |chunks, _pages| {
                     for c in chunks {

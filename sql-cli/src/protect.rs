@@ -1,7 +1,7 @@
 //! `jetsql encrypt` and `jetsql decrypt`: a database file given a password
 //! or freed of it, as one whole-file rewrite (the original or the
 //! converted file survives any interruption; see
-//! `jet_storage::write::replace`).
+//! `jet_storage::write::rewrite_file`).
 
 use crate::session::{OpenRequest, open_with_password};
 use jet_storage::write::{Destination, decrypt_file, encrypt_file};

@@ -26,7 +26,8 @@ fn direct(db: &Database) -> Result<BTreeMap<String, (SchemaRef, RecordBatch)>, S
         let t = db.table(&name).map_err(|e| e.to_string())?;
         let complex = db.complex_columns(&t).map_err(|e| e.to_string())?;
         let all: Vec<usize> = (0..t.schema().fields().len()).collect();
-        let mut lists = jet_storage::complex::ListExpander::new(db, &complex, &t.schema(), &all);
+        let mut lists =
+            jet_storage::read::complex::ListExpander::new(db, &complex, &t.schema(), &all);
         let schema = lists.as_ref().map_or(t.schema(), |l| l.schema());
         let batches = t
             .scan(ScanOptions::default())

@@ -20,14 +20,15 @@
 //! Encrypted and password-protected files (ACCDB Agile, Standard and RC4
 //! encryption, Microsoft Money files, Jet database passwords) open with
 //! [`OpenOptions::password`]; [`Database::protection`] says what protects a
-//! file (see [`crypt`]).
+//! file (see [`page::crypt`]; [`write::convert`] encrypts and decrypts
+//! whole files).
 //!
 //! Complex columns of ACCDB files (attachments, multi-value lists, version
 //! history) are found by [`Database::complex_columns`] and read lazily from
-//! their hidden tables by [`Database::complex_values`] (see [`complex`]).
+//! their hidden tables by [`Database::complex_values`] (see [`read::complex`]).
 //!
 //! Saved queries are rebuilt into Access SQL text from `MSysQueries` by
-//! [`Database::queries`] (see [`queries`]).
+//! [`Database::queries`] (see [`read::queries`]).
 //!
 //! Every decision that guards a read (ranges, row slots, row geometry, usage
 //! map bits, long-value descriptors and chains) is made by `jet-kernels`.
@@ -43,32 +44,18 @@ pub mod read;
 pub mod schema;
 pub mod write;
 
-// The old module paths, for the crates above (until they name the folders).
-pub use format::{text, types, values};
-pub use index::{key as index_key, write as index_write};
-pub use page::image;
-pub use read::{
-    complex, data_page, database, decode, lval, parallel, queries, row, scan, usage_map,
+pub use error::{
+    ComplexError, CryptError, Error, FormatError, JournalError, QueryError, Result, SchemaError,
+    WriteError,
 };
-pub use schema::{catalog, props, tdef};
-
-/// Encrypted and password-protected databases, at their old path: the page
-/// ciphers ([`page::crypt`]) and the whole-image conversions
-/// ([`write::convert`]), which encrypt and decrypt by writing.
-pub mod crypt {
-    pub use super::page::crypt::*;
-    pub use super::write::convert;
-}
-
-pub use catalog::{CatalogEntry, ObjectKind};
-pub use complex::{Attachment, ComplexColumn, ComplexKind, ComplexValues, Version};
-pub use database::{Backend, Database, FileStamp, OpenOptions, Table};
-pub use error::{ComplexError, CryptError, Error, FormatError, JournalError, Result, SchemaError};
-pub use format::JetVersion;
-pub use format::{Protection, Scheme as ProtectionScheme};
-pub use image::{CommitTarget, ImageChanges, MemImage, PageStore};
+pub use format::types::JetType;
+pub use format::{JetVersion, Protection, Scheme as ProtectionScheme};
 pub use page::crypt::Password;
-pub use queries::{QueryError, QueryKind, QueryRow, SavedQuery};
-pub use scan::{ScanOptions, TableScan};
-pub use types::JetType;
-pub use write::{Transaction, WriteError, WriteTarget, Writer};
+pub use page::image::{CommitTarget, ImageChanges, MemImage, PageStore};
+pub use read::complex::{Attachment, ComplexColumn, ComplexKind, ComplexValues, Version};
+pub use read::database::{Backend, Database, FileStamp, OpenOptions};
+pub use read::queries::{QueryKind, QueryRow, SavedQuery};
+pub use read::scan::{ScanOptions, TableScan};
+pub use read::table::Table;
+pub use schema::catalog::{CatalogEntry, ObjectKind};
+pub use write::{Transaction, WriteTarget, Writer};

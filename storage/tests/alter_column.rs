@@ -12,7 +12,8 @@ use crate::support::check as support;
 use crate::support::oracle;
 
 use arrow_array::{ArrayRef, Int16Array, Int32Array, RecordBatch, StringArray};
-use jet_storage::write::{Cell, ColumnSpec, IndexSpec, TableSpec, WriteError, new_database};
+use jet_storage::error::WriteError;
+use jet_storage::write::{Cell, ColumnSpec, IndexSpec, TableSpec, new_database};
 use jet_storage::{Database, Error, JetType, JetVersion, MemImage, Writer};
 use std::path::Path;
 use std::process::Command;
@@ -139,7 +140,7 @@ fn columns(db: &Database, t: &str) -> Vec<String> {
 /// The column names the table's property maps name.
 fn prop_maps(db: &Database, t: &str) -> Vec<String> {
     let e = db.catalog().iter().find(|e| e.name == t).unwrap();
-    jet_storage::props::PropertyMaps::parse(&e.props, true, encoding_rs::WINDOWS_1252)
+    jet_storage::schema::props::PropertyMaps::parse(&e.props, true, encoding_rs::WINDOWS_1252)
         .maps
         .into_iter()
         .map(|(m, _)| m)

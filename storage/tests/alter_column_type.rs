@@ -15,7 +15,8 @@ use crate::support::oracle;
 use arrow_array::{
     ArrayRef, Float32Array, Int16Array, Int32Array, RecordBatch, StringArray, UInt8Array,
 };
-use jet_storage::write::{Cell, ColumnSpec, IndexSpec, TableSpec, WriteError, new_database};
+use jet_storage::error::WriteError;
+use jet_storage::write::{Cell, ColumnSpec, IndexSpec, TableSpec, new_database};
 use jet_storage::{Database, Error, JetType, JetVersion, MemImage, Writer};
 use std::process::Command;
 use std::sync::Arc;

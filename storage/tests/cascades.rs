@@ -8,9 +8,8 @@ use crate::support::check as support;
 use crate::support::oracle;
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch};
-use jet_storage::write::{
-    ColumnSpec, IndexSpec, RelationshipSpec, TableSpec, WriteError, new_database,
-};
+use jet_storage::error::WriteError;
+use jet_storage::write::{ColumnSpec, IndexSpec, RelationshipSpec, TableSpec, new_database};
 use jet_storage::{Database, Error, JetType, JetVersion, MemImage, Writer};
 use std::sync::Arc;
 use support::*;

@@ -11,8 +11,9 @@
 use crate::support::check as support;
 
 use arrow_array::{ArrayRef, BinaryArray, Int32Array, RecordBatch, StringArray};
+use jet_storage::error::WriteError;
 use jet_storage::write::{
-    ColumnSpec, IndexSpec, TableSpec, WriteError, compact_file, compact_image, new_database,
+    ColumnSpec, IndexSpec, TableSpec, compact_file, compact_image, new_database,
 };
 use jet_storage::{Database, Error, JetType, JetVersion, MemImage, ScanOptions, Writer};
 use std::path::Path;

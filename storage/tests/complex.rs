@@ -112,7 +112,7 @@ fn discovers_the_three_kinds() {
             );
         }
         assert_eq!(
-            jet_storage::complex::hidden_tables(&cols).len(),
+            jet_storage::read::complex::hidden_tables(&cols).len(),
             3,
             "each column has its own flat table"
         );

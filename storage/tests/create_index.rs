@@ -12,8 +12,9 @@
 use crate::support::check as support;
 
 use arrow_array::{ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray};
-use jet_storage::tdef::Direction;
-use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, WriteError, new_database};
+use jet_storage::error::WriteError;
+use jet_storage::schema::tdef::Direction;
+use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, new_database};
 use jet_storage::{Database, Error, JetType, JetVersion, MemImage, Writer};
 use std::sync::Arc;
 use support::*;
@@ -93,7 +94,7 @@ fn entries_by_id(db: &Database, table: &str, name: &str) -> Vec<(Vec<u8>, i32)> 
         .into_iter()
         .map(|(k, bm)| {
             let row = t.raw_row(bm).unwrap().unwrap();
-            let jet_storage::scan::OwnedField::Bytes(b) = &row[0] else {
+            let jet_storage::format::OwnedField::Bytes(b) = &row[0] else {
                 panic!("id is NULL")
             };
             (k, i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -426,7 +427,7 @@ fn corpus_files_get_an_index() {
 /// The definition bytes of `table` (its TDEF chain up to its stated length).
 fn definition(db: &Database, table: &str) -> Vec<u8> {
     let page = db.table(table).unwrap().def().page;
-    let chain = jet_storage::tdef::read_chain(&**db.page_source(), page).unwrap();
+    let chain = jet_storage::schema::tdef::read_chain(&**db.page_source(), page).unwrap();
     let len = u32::from_le_bytes([chain[8], chain[9], chain[10], chain[11]]) as usize;
     chain[..len].to_vec()
 }

@@ -25,7 +25,7 @@
 use crate::support::oracle;
 use crate::support::queries as support;
 
-use jet_storage::crypt::{CipherAlgorithm, HashAlgorithm};
+use jet_storage::format::{CipherAlgorithm, HashAlgorithm};
 use jet_storage::{CryptError, Database, Error, OpenOptions, Password, ProtectionScheme};
 use oracle::{assert_matches_mdb_reader, mdb_reader, oracle_dump, rows, stream_all};
 use std::path::Path;

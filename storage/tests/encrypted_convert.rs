@@ -7,8 +7,8 @@
 use crate::support::oracle;
 use crate::support::queries as support;
 
-use jet_storage::crypt::convert::{decrypt, encrypt_agile};
-use jet_storage::crypt::{CipherAlgorithm, HashAlgorithm};
+use jet_storage::format::{CipherAlgorithm, HashAlgorithm};
+use jet_storage::write::convert::{decrypt, encrypt_agile};
 use jet_storage::{CryptError, Database, Error, OpenOptions, Password, ProtectionScheme};
 use oracle::{assert_matches_mdb_reader, mdb_reader, oracle_dump};
 use support::corpus_file;

@@ -282,7 +282,7 @@ fn crashed_transactions_on_encrypted_files_recover_to_old_or_new() {
 /// decrypt) read after `convert::decrypt`; each holds the rows written.
 #[test]
 fn written_encrypted_files_are_read_by_mdb_reader() {
-    use jet_storage::crypt::convert::{decrypt, encrypt_agile};
+    use jet_storage::write::convert::{decrypt, encrypt_agile};
     let Some(script) = oracle::mdb_reader() else {
         return;
     };

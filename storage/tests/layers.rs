@@ -436,7 +436,7 @@ fn absolute(
 
 /// Parses one file's text (tests already removed). An inline `mod x { … }`
 /// is read as part of the file's module (only `format/mod.rs` has them,
-/// with no paths in them, and `lib.rs`, whose `crypt` is the crate's face).
+/// with no paths in them).
 fn parse(file: &str, text: &str) -> Source {
     let t = tokenize(text);
     let module = module_of(file);

@@ -21,7 +21,7 @@ use crate::support::queries as support;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int16Type, Int32Type, UInt8Type};
 use arrow_array::{Array, RecordBatch};
-use jet_storage::queries::rebuild;
+use jet_storage::read::queries::rebuild;
 use jet_storage::{Database, JetVersion, OpenOptions, QueryKind, QueryRow, ScanOptions};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, HashMap};

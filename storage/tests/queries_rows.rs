@@ -10,7 +10,7 @@
 use crate::support::queries as support;
 
 use jet_storage::QueryKind;
-use jet_storage::queries::{MAX_JOINS, rebuild};
+use jet_storage::read::queries::{MAX_JOINS, rebuild};
 use proptest::prelude::*;
 use support::*;
 

@@ -15,10 +15,9 @@ use crate::support::check as support;
 use crate::support::oracle;
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
-use jet_storage::tdef::{IndexKind, LogicalIndex};
-use jet_storage::write::{
-    Cell, ColumnSpec, IndexSpec, RelationshipSpec, TableSpec, WriteError, new_database,
-};
+use jet_storage::error::WriteError;
+use jet_storage::schema::tdef::{IndexKind, LogicalIndex};
+use jet_storage::write::{Cell, ColumnSpec, IndexSpec, RelationshipSpec, TableSpec, new_database};
 use jet_storage::{Database, Error, JetType, JetVersion, MemImage, Writer};
 use std::process::Command;
 use std::sync::Arc;

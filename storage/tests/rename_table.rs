@@ -8,7 +8,8 @@
 use crate::support::check as support;
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
-use jet_storage::write::{Cell, ColumnSpec, IndexSpec, TableSpec, WriteError, new_database};
+use jet_storage::error::WriteError;
+use jet_storage::write::{Cell, ColumnSpec, IndexSpec, TableSpec, new_database};
 use jet_storage::{Database, Error, JetType, JetVersion, MemImage, ScanOptions, Writer};
 use std::process::Command;
 use std::sync::Arc;

@@ -22,7 +22,7 @@ use datafusion::sql::sqlparser::ast::{
     Distinct, Expr, GroupByExpr, ObjectNamePart, Select, SelectItem,
     SelectItemQualifiedWildcardKind, SetExpr, Statement, TableFactor, TableWithJoins,
 };
-use jet_storage::tdef::IndexKind;
+use jet_storage::schema::tdef::IndexKind;
 
 /// One table of FROM: its name as resolved, the name it is referred to by
 /// (alias or name), its columns and primary key.

@@ -1,5 +1,9 @@
 //! # The Access SQL front end
 //!
+//! Exports: modules [`functions`] (the Access function library) and
+//! [`unrunnable`]; [`SqlDialect`], [`AccessDialect`], [`Params`],
+//! [`ParamValue`] and [`parse_param_value`].
+//!
 //! Access SQL is translated into DataFusion plans in four steps, each a
 //! module:
 //!
@@ -23,19 +27,19 @@
 pub(crate) mod action;
 pub(crate) mod ast;
 pub(crate) mod crosstab;
-pub mod datelit;
-pub mod dialect;
+mod datelit;
+mod dialect;
 pub(crate) mod distinctrow;
 pub mod functions;
-pub mod like;
+mod like;
 pub(crate) mod names;
-pub mod params;
-pub mod planner;
-pub mod prelex;
+mod params;
+mod planner;
+mod prelex;
 pub(crate) mod rewrite;
 pub(crate) mod select;
 pub mod unrunnable;
-pub mod views;
+pub(crate) mod views;
 
 use datafusion::error::{DataFusionError, Result};
 use datafusion::prelude::SessionContext;

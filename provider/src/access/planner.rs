@@ -23,10 +23,11 @@
 //!   their operands half to even to Byte, Integer or Long first and
 //!   answer in the wider of those types.
 //! - Comparisons: text with text ignores ASCII case and trailing spaces
-//!   (see [`TextFold`]); a text compared with a number is read as a number
-//!   ("type mismatch" when it spells none), with a date as a date; Yes/No
-//!   compares as -1 or 0; a date with a number as its serial number; a
-//!   Single with a Double at the Single's precision.
+//!   (see [`TextFold`](super::functions::fold::TextFold)); a text compared
+//!   with a number is read as a number ("type mismatch" when it spells
+//!   none), with a date as a date; Yes/No compares as -1 or 0; a date with
+//!   a number as its serial number; a Single with a Double at the Single's
+//!   precision.
 //! - `Xor`, `Eqv` and `Imp` of Yes/No follow Access's three-valued
 //!   tables; `And`, `Or`, `Xor`, `Eqv` and `Imp` with a number operand
 //!   compare bits (`5 And 3` is 1; True is -1; a fraction is rounded to a
@@ -46,7 +47,7 @@ use datafusion::sql::sqlparser::ast::BinaryOperator;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-pub use super::functions::fold::{TEXT_FOLD, TextFold, fold, text_fold_udf};
+use super::functions::fold::text_fold_udf;
 
 /// The Access operator planner.
 #[derive(Debug)]
@@ -659,7 +660,7 @@ pub(crate) fn access_state(ctx: &SessionContext) -> Result<SessionState> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::access::functions::fold::fold;
 
     #[test]
     fn fold_ignores_ascii_case_and_trailing_spaces_only() {

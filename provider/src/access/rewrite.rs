@@ -272,7 +272,7 @@ impl Exprs<'_> {
     /// compare as Access compares text (the operator planner folds binary
     /// comparisons; these are no binary operators).
     fn fold_text_lists(&mut self, e: &mut Expr) {
-        let fold = |x: Expr| ast::call(super::planner::TEXT_FOLD, vec![x]);
+        let fold = |x: Expr| ast::call(crate::scan::pushdown::TEXT_FOLD, vec![x]);
         match e {
             Expr::InList { expr, list, .. }
                 if self.is_text_column(expr) && list.iter().all(is_string) =>

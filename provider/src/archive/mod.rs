@@ -1,5 +1,11 @@
 //! Archives: one table over many Access files.
 //!
+//! Exports: [`register_jet_files`], [`register_jet_files_function`],
+//! [`JetFilesTable`], [`JetFilesOptions`], [`JetFilesFunction`],
+//! [`JetFilesExec`], [`JetFilesPlan`], [`ArchiveStats`], [`FileSource`],
+//! [`Member`] and the helpers [`expand`], [`is_glob`], [`shown`],
+//! [`union_schema`], [`widen`].
+//!
 //! [`register_jet_files`] (or the table function `jet_files`, which
 //! [`crate::jet_session_state_builder`] installs) makes one table of the
 //! same-named table in every file of a glob or a list:

@@ -1,4 +1,8 @@
 //! Databases as DataFusion catalogs: schemas, local and linked tables, and views of saved queries.
+//!
+//! Exports: module [`linked`] (tables linked from other files);
+//! [`JetCatalogProvider`], [`JetSchemaProvider`], [`JetTable`], [`ViewSource`],
+//! [`register_jet`] and [`register_jet_tables`].
 
 pub mod linked;
 pub(crate) mod schema;

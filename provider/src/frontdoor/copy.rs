@@ -198,7 +198,9 @@ pub fn check_copy(stmt: &mut CopyToStatement, protected: &[PathBuf]) -> Result<(
         || !stmt.partitioned_by.is_empty();
     match std::fs::metadata(&canon) {
         Ok(meta) => {
-            if let Some(kind) = jet_storage::database::file_kind(&meta).filter(|_| !meta.is_dir()) {
+            if let Some(kind) =
+                jet_storage::journal::vfs::file_kind(&meta).filter(|_| !meta.is_dir())
+            {
                 return Err(refuse(format!(
                     "COPY … TO {target:?}: it is {kind}, not a regular file; nothing was written"
                 )));

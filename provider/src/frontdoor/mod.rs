@@ -6,15 +6,19 @@
 //!
 //! - [`shape`]: nesting depth, operator chain length and query blocks are
 //!   bounded before parsing (documented limits);
-//! - [`copy`]: `COPY … TO` never writes over an open database or its
+//! - `copy`: `COPY … TO` never writes over an open database or its
 //!   journal, replaces an existing file only when told to, knows its
 //!   formats, and refuses targets it cannot write;
 //! - [`strings`]: text functions that allocate their whole result check
 //!   its size against the memory limit first;
 //! - [`catch_panic`]: a panic while planning or running a statement is an
 //!   error, not the end of the process.
+//!
+//! Exports: modules [`shape`] and [`strings`]; [`catch_panic`], [`panic_text`],
+//! [`panic_error`], [`default_memory_limit`] and [`parse_memory_size`]. The
+//! `COPY` checks (`copy.rs`) are the crate's own.
 
-pub mod copy;
+pub(crate) mod copy;
 pub mod shape;
 pub mod strings;
 

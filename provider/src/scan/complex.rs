@@ -8,13 +8,13 @@
 //! complex columns are expanded: a plan that does not project one makes no
 //! expander and reads no row of a hidden table. The list types and the
 //! bounds on what an expansion reads are storage's
-//! ([`jet_storage::complex`]).
+//! ([`jet_storage::read::complex`]).
 
 use crate::error::to_df;
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::Expr;
-use jet_storage::complex::{ListExpander, list_schema};
+use jet_storage::read::complex::{ListExpander, list_schema};
 use jet_storage::{ComplexColumn, Database, JetType, Table};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

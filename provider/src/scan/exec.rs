@@ -42,7 +42,7 @@ fn stream_of(
     schema: SchemaRef,
     iter: jet_storage::TableScan,
     pages: Option<datafusion::physical_plan::metrics::Count>,
-    expander: Option<jet_storage::complex::ListExpander>,
+    expander: Option<jet_storage::read::complex::ListExpander>,
 ) -> SendableRecordBatchStream {
     let mut pages = pages;
     let mut iter = iter;

@@ -20,7 +20,7 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
 };
-use jet_storage::tdef::Direction;
+use jet_storage::schema::tdef::Direction;
 use jet_storage::{Database, ScanOptions, Table};
 use std::fmt;
 use std::ops::Bound;

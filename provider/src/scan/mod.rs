@@ -1,6 +1,12 @@
 //! Reading tables: scans, seeks, index walks, MIN/MAX, complex columns and the planner rules.
+//!
+//! Exports (at the crate root): [`JetScanExec`], [`IndexSeekExec`],
+//! [`IndexOrderExec`], [`IndexMinMaxExec`], [`KeyRange`], [`Recheck`],
+//! [`ComplexLists`], the rules ([`JetIndexOrder`], [`JetMinMax`],
+//! [`physical_optimizer_rules`], [`analyzer_rules`]) and
+//! [`FloatDecimalComparison`].
 
-pub mod complex;
+pub(crate) mod complex;
 pub(crate) mod exec;
 pub(crate) mod literals;
 pub(crate) mod minmax;

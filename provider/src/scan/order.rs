@@ -55,7 +55,7 @@ use datafusion::physical_plan::{
 };
 use jet_kernels::widen::{KeyKind, OrderAdmission, order_admission};
 use jet_storage::index::Bookmark;
-use jet_storage::tdef::{Direction, IndexKind};
+use jet_storage::schema::tdef::{Direction, IndexKind};
 use jet_storage::{Database, JetType, ScanOptions, Table};
 use std::fmt;
 use std::ops::Bound;
@@ -456,7 +456,7 @@ struct OrderState {
     index_pages: Count,
     before: u64,
     /// Turns projected complex ids into lists.
-    expander: Option<jet_storage::complex::ListExpander>,
+    expander: Option<jet_storage::read::complex::ListExpander>,
 }
 
 impl OrderState {

@@ -7,18 +7,18 @@
 //! decimal, Single to Double) counts as the column. A literal of any
 //! numeric kind or range may bound a numeric column: the key encoder moves
 //! it to the nearest storable value inside the range or finds that no row
-//! can match (`jet_storage::index_key::first_column_bounds`). Text, GUID
+//! can match (`jet_storage::index::key::first_column_bounds`). Text, GUID
 //! and Yes/No columns seek only for equality.
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator};
-use jet_storage::index_key::KeyValue;
+use jet_storage::index::key::KeyValue;
 use jet_storage::{JetType, Table};
 use std::ops::Bound;
 
 /// Name of Access's text comparison fold in plans
-/// ([`crate::access::planner::TextFold`]): a conjunct comparing the folded
+/// ([`crate::access::functions::fold::TextFold`]): a conjunct comparing the folded
 /// column seeks the column's index (Jet text keys ignore case and trailing
 /// spaces too).
 pub const TEXT_FOLD: &str = "access_text_fold";

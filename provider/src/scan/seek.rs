@@ -5,7 +5,7 @@ use super::exec::KeyRange;
 use super::pushdown::{Constraint, analyze, index_for};
 use datafusion::error::Result;
 use datafusion::logical_expr::Expr;
-use jet_storage::index_key::{KeyValue, first_column_bounds};
+use jet_storage::index::key::{KeyValue, first_column_bounds};
 use jet_storage::{JetVersion, Table};
 use std::ops::Bound;
 

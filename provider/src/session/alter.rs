@@ -31,7 +31,7 @@ use datafusion::sql::sqlparser::ast::{
     RenameTableNameKind,
 };
 use jet_storage::JetType;
-use jet_storage::tdef::IndexKind;
+use jet_storage::schema::tdef::IndexKind;
 use jet_storage::write::IndexSpec;
 
 impl JetSession {

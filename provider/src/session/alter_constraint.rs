@@ -23,7 +23,7 @@ use datafusion::error::Result;
 use datafusion::sql::sqlparser::ast::{
     ForeignKeyConstraint, Ident, IndexColumn, ReferentialAction, TableConstraint,
 };
-use jet_storage::tdef::{IndexKind, TableDef};
+use jet_storage::schema::tdef::{IndexKind, TableDef};
 use jet_storage::write::{IndexSpec, RelationshipSpec};
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 use crate::error::refuse;
 use crate::handle::JetHandle;
 use datafusion::error::{DataFusionError, Result};
-use jet_storage::tdef::TableDef;
+use jet_storage::schema::tdef::TableDef;
 
 /// Builds the refusals of one `ALTER TABLE` statement: `ALTER TABLE
 /// "table": what; nothing changed`.

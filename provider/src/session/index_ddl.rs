@@ -11,7 +11,7 @@ use crate::error::refuse;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::error::Result;
 use datafusion::sql::sqlparser::ast::{CreateIndex, Expr as SqlExpr, ObjectName};
-use jet_storage::tdef::Direction;
+use jet_storage::schema::tdef::Direction;
 use jet_storage::write::IndexSpec;
 
 /// A name part without its quotes or brackets.

@@ -1,4 +1,7 @@
 //! The session: building it, and [`JetSession`], the statement entry point with its DDL.
+//!
+//! Exports: [`JetSession`], [`session_context`], [`jet_session_state_builder`],
+//! [`new_session`] and [`catalog_name`].
 
 mod alter;
 mod alter_constraint;

@@ -14,7 +14,7 @@ use datafusion::sql::sqlparser::ast::{
     ColumnDef, ColumnOption, ColumnOptionDef, CreateTable, Ident, IndexColumn, ObjectName,
     TableConstraint,
 };
-use jet_storage::tdef::Direction;
+use jet_storage::schema::tdef::Direction;
 use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec};
 use jet_storage::{JetType, JetVersion};
 

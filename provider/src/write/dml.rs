@@ -244,7 +244,7 @@ impl JetDmlExec {
                 let complex = db.complex_columns(&t).map_err(to_df)?;
                 // a complex column is set to a list of the type the read
                 // side gives it
-                let targets = jet_storage::complex::list_schema(&t.schema(), &complex);
+                let targets = jet_storage::read::complex::list_schema(&t.schema(), &complex);
                 let marks = rows.candidates(db, &t)?;
                 let mut chosen: Vec<Bookmark> = Vec::new();
                 let mut changes: Vec<RecordBatch> = Vec::new();

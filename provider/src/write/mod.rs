@@ -1,4 +1,7 @@
 //! Writing tables: the INSERT sink and DELETE / UPDATE plans, their guard, and CREATE TABLE specs.
+//!
+//! Exports (at the crate root): [`JetSink`], [`JetDmlExec`], [`DmlKind`] and
+//! [`DmlGuard`].
 
 pub(crate) mod ddl;
 pub(crate) mod defaults;

@@ -154,7 +154,8 @@ fn export_file(
         let partial = path.with_extension(format!("{}.partial", format.extension()));
         let complex = db.complex_columns(&t).map_err(|e| fail(&name, &e))?;
         let all: Vec<usize> = (0..t.schema().fields().len()).collect();
-        let mut lists = jet_storage::complex::ListExpander::new(&db, &complex, &t.schema(), &all);
+        let mut lists =
+            jet_storage::read::complex::ListExpander::new(&db, &complex, &t.schema(), &all);
         let schema = match &lists {
             Some(l) => l.schema(),
             None => t.schema(),

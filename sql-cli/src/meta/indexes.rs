@@ -5,7 +5,7 @@
 use super::table;
 use super::tables::{actions, column_names, fk_target, index_kind};
 use crate::shell::Shell;
-use jet_storage::tdef::IndexKind;
+use jet_storage::schema::tdef::IndexKind;
 
 /// `\di`: one line per index (of `only`'s table when given; names match
 /// ignoring case).

@@ -4,7 +4,7 @@
 use super::{find_named, table};
 use crate::session::OpenDb;
 use crate::shell::Shell;
-use jet_provider::views::UnrunnableQuery;
+use jet_provider::access::unrunnable::UnrunnableQuery;
 use jet_storage::SavedQuery;
 
 /// A parameter's name as Access SQL writes it: in brackets.

@@ -3,7 +3,7 @@
 use super::{find_named, table};
 use crate::session::OpenDb;
 use crate::shell::Shell;
-use jet_storage::tdef::{Column, Direction, IndexKind, LogicalIndex};
+use jet_storage::schema::tdef::{Column, Direction, IndexKind, LogicalIndex};
 use jet_storage::{Database, JetType, JetVersion, Table};
 
 /// `\d`: one line per table of every open database, and the tables the

@@ -122,10 +122,10 @@ pub fn scan(
     mut each: impl FnMut(&RecordBatch, usize) -> Result<(), String>,
 ) -> Result<(), String> {
     type SendError = Box<dyn std::error::Error + Send + Sync>;
-    jet_storage::parallel::scan_ordered(
+    jet_storage::read::parallel::scan_ordered(
         t,
         &ScanOptions::default(),
-        jet_storage::parallel::Parallel::default(),
+        jet_storage::read::parallel::Parallel::default(),
         Ok::<_, SendError>,
         |items, pages| {
             let mut pages = Some(pages);

@@ -4,7 +4,7 @@
 //! indexes (direction, unique), relationships that enforce integrity
 //! (with their cascades) and the saved select queries.
 
-use jet_storage::tdef::{Direction, IndexKind, LogicalIndex};
+use jet_storage::schema::tdef::{Direction, IndexKind, LogicalIndex};
 use jet_storage::{Database, JetType, ObjectKind, SavedQuery, Table};
 
 /// One column of a migrated table.

@@ -6,8 +6,8 @@
 //! AES blocks at least as long as what they hold. No key is derived, so
 //! every input is cheap.
 #![no_main]
-use jet_storage::crypt::agile::Descriptor;
-use jet_storage::crypt::info::{self, InfoError, OfficeInfo};
+use jet_storage::page::crypt::agile::Descriptor;
+use jet_storage::page::crypt::info::{self, InfoError, OfficeInfo};
 use libfuzzer_sys::fuzz_target;
 
 fn check(page: &[u8]) {

@@ -1,5 +1,10 @@
 //! Every error payload type of storage, at the bottom of the crate: it names nothing above it.
 //!
+//! Exports: [`Error`] and [`Result`]; the payloads [`FormatError`],
+//! [`SchemaError`], [`CryptError`], [`JournalError`], [`ComplexError`],
+//! [`WriteError`] (with [`WResult`]), [`QueryError`] and [`KeyError`];
+//! [`printable`].
+//!
 //! One enum per layer, each carrying where the problem lies (page number,
 //! offset, table). The read path's are here; the writer's
 //! ([`WriteError`]), saved queries' ([`QueryError`]) and index keys'
@@ -144,7 +149,7 @@ pub enum CryptError {
         /// The scheme, as the header names it.
         scheme: String,
     },
-    /// An image [`crate::crypt::convert`] does not encrypt or decrypt.
+    /// An image [`crate::write::convert`] does not encrypt or decrypt.
     #[error("this database was not converted: {why}")]
     NotConvertible {
         /// Why.

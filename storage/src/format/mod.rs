@@ -1,17 +1,22 @@
 //! The file format's vocabulary, at the bottom of the crate: versions, offsets, types, values.
 //!
+//! Exports: modules [`text`], [`values`] and [`page_type`]; [`JetVersion`],
+//! [`Layout`], [`RawField`], [`OwnedField`], [`Protection`], [`Scheme`],
+//! [`CipherAlgorithm`], [`HashAlgorithm`] and [`TextCollation`].
+//!
 //! Here: format versions and the one table of per-format offsets (no other
 //! module holds a format offset as a bare number). Beside them: Jet types
-//! ([`types`]), fixed-format values ([`values`]), text decoding ([`text`]),
-//! a column's stored content in a row ([`RawField`], [`OwnedField`]), what
-//! protects a file ([`Protection`]) and the text sort orders of index keys
+//! ([`JetType`](crate::JetType), in `types.rs`), fixed-format values
+//! ([`values`]), text decoding ([`text`]), a column's stored content in a
+//! row ([`RawField`], [`OwnedField`]), what protects a file
+//! ([`Protection`]) and the text sort orders of index keys
 //! ([`TextCollation`]).
 
 mod collation;
 mod field;
 mod protection;
 pub mod text;
-pub mod types;
+pub(crate) mod types;
 pub mod values;
 
 pub use collation::TextCollation;
@@ -278,7 +283,7 @@ const JET4: Layout = Layout {
 };
 
 /// Page 0 (database definition page) fields.
-pub mod header {
+pub(crate) mod header {
     /// Offset of the version byte.
     pub const VERSION: usize = 0x14;
     /// Offset where the RC4-masked region starts.

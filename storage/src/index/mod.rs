@@ -1,6 +1,11 @@
 //! B-tree indexes: index pages (entry bitmap, shared prefixes), ordered
 //! walks along the leaf chain, and seeks that descend from the root.
 //!
+//! Exports: modules [`key`] and [`write`](mod@write); the reader's
+//! [`IndexReader`], [`LeafWalk`], [`IndexPage`], [`Entry`], [`Bookmark`],
+//! [`KeyMatch`], [`Direction`], [`read_index_page`], [`decode_index_page`] and
+//! [`MAX_DEPTH`].
+//!
 //! Leaf pages (type 0x04) hold `key | page (3 bytes, big-endian) | row`;
 //! node pages (type 0x03) add the child page (4 bytes, big-endian) and hold,
 //! per child, the last entry of that child's subtree. Entry boundaries come
@@ -18,7 +23,7 @@ pub mod write;
 use crate::error::{FormatError, corrupt};
 use crate::format::{Layout, page_type};
 use crate::page::PageSource;
-use crate::tdef::{RealIndex, TableDef};
+use crate::schema::tdef::{RealIndex, TableDef};
 use jet_kernels::Refusal;
 use jet_kernels::bytes::{u16_at, u32_at};
 use jet_kernels::index_entry::{admit_prefix, compare_prefix, entry_end};

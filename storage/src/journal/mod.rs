@@ -1,5 +1,11 @@
 //! The undo journal: the only path by which bytes reach a database file.
 //!
+//! Exports: modules [`lock`], [`sim`] and [`vfs`]; [`JournaledFile`],
+//! [`commit`], [`recover`], [`recover_storage`], [`open_for_read`],
+//! [`discard_journal`], [`Discarded`], [`RecoveryOutcome`], and from `vfs`
+//! [`Storage`], [`FsStorage`], [`FileKind`], [`journal_path`] and
+//! [`partial_journal_path`].
+//!
 //! # Promise
 //!
 //! For a transaction taking a database image O to C, after a crash at any
@@ -48,7 +54,7 @@ pub mod sim;
 pub mod vfs;
 
 use crate::error::{Error, JournalError};
-use crate::image::{CommitTarget, ImageChanges};
+use crate::page::image::{CommitTarget, ImageChanges};
 use jet_kernels::journal::{
     CHECKSUM_LEN, COMMIT_PAYLOAD_LEN, COMMIT_RECORD_LEN, Commit, FRAME_LEN, Frame,
     HEADER_PAYLOAD_LEN, HEADER_RECORD_LEN, Header, Kind, LengthOrder, TRAILER, encode_commit,

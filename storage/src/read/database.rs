@@ -1,23 +1,18 @@
 //! Opening a database: page 0, format detection, decoding layers; its
 //! tables are in `table.rs`, the catalog reader in `objects.rs`.
 
-use crate::catalog::{CatalogEntry, ObjectKind};
 use crate::error::{FormatError, Result, SchemaError};
-use crate::format::{JetVersion, header};
-use crate::page::crypt::{
-    CipherPageSource, HeaderFacts, PageCipher, Password, Protection, Unlocked,
-};
+use crate::format::{JetVersion, Protection, header, text};
+use crate::journal::vfs::not_a_regular_file;
+use crate::page::crypt::{CipherPageSource, HeaderFacts, PageCipher, Password, Unlocked};
 use crate::page::{FilePageSource, MemPageSource, MmapPageSource, PageSource, rc4_apply};
-use crate::scan::ScanSource;
-use crate::text;
+use crate::read::scan::ScanSource;
+use crate::read::table::Table;
+use crate::schema::catalog::{CatalogEntry, ObjectKind};
 use encoding_rs::Encoding;
 use jet_kernels::bytes::{u16_at, u32_at};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-pub use super::objects::MSYS_OBJECTS_PAGE;
-pub use super::table::{Table, field_for};
-pub use crate::journal::vfs::{file_kind, not_a_regular_file};
 
 /// How pages are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,15 +1,13 @@
 //! Column decoders: each appends one column's values straight into an Arrow
 //! builder, from the bytes the row geometry admits.
 
-use crate::data_page::DataPage;
 use crate::error::FormatError;
-use crate::format::{Layout, RawField};
+use crate::format::types::JetType;
+use crate::format::{Layout, RawField, text, values};
 use crate::page::PageSource;
-use crate::row::{FieldPlan, PageRun};
-use crate::tdef::Column;
-use crate::text;
-use crate::types::JetType;
-use crate::values;
+use crate::read::data_page::DataPage;
+use crate::read::row::{FieldPlan, PageRun};
+use crate::schema::tdef::Column;
 use arrow_array::ArrayRef;
 use arrow_array::builder::*;
 use arrow_schema::DataType;
@@ -266,7 +264,7 @@ impl ColumnDecoder {
             }
             (Builder::Str(b), JetType::Memo) => {
                 self.bytes.clear();
-                crate::lval::read_long_value(
+                crate::read::lval::read_long_value(
                     ctx.src,
                     ctx.layout,
                     raw,
@@ -294,7 +292,7 @@ impl ColumnDecoder {
             )),
             (Builder::Bin(b), JetType::Ole) => {
                 self.bytes.clear();
-                crate::lval::read_long_value(
+                crate::read::lval::read_long_value(
                     ctx.src,
                     ctx.layout,
                     raw,

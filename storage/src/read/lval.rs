@@ -1,10 +1,10 @@
 //! Long values (MEMO, OLE): inline, in one LVAL row, or in a chain of LVAL
 //! rows, walked under the kernel's chain budget.
 
-use crate::data_page::DataPage;
 use crate::error::{FormatError, corrupt};
 use crate::format::Layout;
 use crate::page::PageSource;
+use crate::read::data_page::DataPage;
 use jet_kernels::Refusal;
 use jet_kernels::bytes::u32_at;
 use jet_kernels::lval::{ChainBudget, DESCRIPTOR_LEN, LvalKind, decode_descriptor};

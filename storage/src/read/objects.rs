@@ -1,10 +1,10 @@
 //! The catalog reader: MSysObjects read into catalog entries.
 
-use crate::catalog::{
+use crate::error::{Result, SchemaError};
+use crate::read::scan::{ScanOptions, ScanSource};
+use crate::schema::catalog::{
     CatalogEntry, ObjectKind, TYPE_LINKED, TYPE_LINKED_ODBC, TYPE_QUERY, TYPE_TABLE,
 };
-use crate::error::{Result, SchemaError};
-use crate::scan::{ScanOptions, ScanSource};
 use arrow_array::{Array, BinaryArray, Int16Array, Int32Array, StringArray};
 use std::sync::Arc;
 

@@ -7,9 +7,9 @@
 //! Memory is bounded: at most `2 × threads` runs are decoded ahead of the
 //! consumer, each run at most [`PAGES_PER_RUN`] pages.
 
-use crate::database::Table;
 use crate::error::Error;
-use crate::scan::ScanOptions;
+use crate::read::scan::ScanOptions;
+use crate::read::table::Table;
 use arrow_array::RecordBatch;
 use std::collections::BTreeMap;
 use std::ops::Range;

@@ -4,11 +4,11 @@
 //! says, once per scan, where a column lies, so the per-row work is only
 //! the row's own geometry.
 
-use crate::data_page::DataPage;
 use crate::error::{FormatError, Result, corrupt};
+use crate::format::types::JetType;
 use crate::format::{JetVersion, RawField};
-use crate::tdef::{Column, TableDef};
-use crate::types::JetType;
+use crate::read::data_page::DataPage;
+use crate::schema::tdef::{Column, TableDef};
 use jet_kernels::range::admit;
 use jet_kernels::var_cols::{
     RowLayout, jet3_layout, jet4_layout, null_mask_bit, var_interval, var_offsets,

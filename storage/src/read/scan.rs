@@ -1,21 +1,18 @@
 //! Table scans: usage map → data pages → row slots → row geometry →
 //! column decoders → Arrow record batches.
 
-use crate::data_page::{DataPage, SlotRow, locate_row};
-use crate::decode::{ColumnDecoder, DecodeCtx};
 use crate::error::{FormatError, Result, corrupt};
 use crate::format::JetVersion;
 use crate::page::PageSource;
-use crate::row::{FieldPlan, PageRun};
-use crate::tdef::TableDef;
+use crate::read::data_page::{DataPage, SlotRow, locate_row};
+use crate::read::decode::{ColumnDecoder, DecodeCtx};
+use crate::read::row::{FieldPlan, PageRun};
+use crate::schema::tdef::TableDef;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use encoding_rs::Encoding;
 use std::ops::Range;
 use std::sync::Arc;
-
-pub use crate::format::{OwnedField, RawField};
-pub use crate::row::{CrackedRow, fixed_len};
 
 /// What to read from a table.
 #[derive(Debug, Clone)]

@@ -1,9 +1,9 @@
 //! A table of an open database: its definition, Arrow schema and rows.
 
 use crate::error::{Error, Result, SchemaError};
-use crate::props::PropertyMaps;
-use crate::scan::{ScanOptions, ScanSource, TableScan};
-use crate::tdef::{self, TableDef};
+use crate::read::scan::{ScanOptions, ScanSource, TableScan};
+use crate::schema::props::PropertyMaps;
+use crate::schema::tdef::{self, TableDef};
 use arrow_schema::{Field, Schema, SchemaRef};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -38,14 +38,14 @@ impl Table {
         let mut def = tdef::parse(source.version, page, &chain, name, source.encoding)?;
         let unicode = !source.version.is_jet3();
         let props = PropertyMaps::parse(props, unicode, source.encoding);
-        crate::props::apply_column_rules(&mut def, &props, unicode, source.encoding);
+        crate::schema::props::apply_column_rules(&mut def, &props, unicode, source.encoding);
         for c in def.columns.iter_mut().filter(|c| c.is_calculated()) {
             // a calculated column's real type is its ResultType property
             if let Some(t) = props
                 .get(&c.name, "ResultType")
                 .and_then(|p| p.value.first())
             {
-                c.jet_type = crate::types::JetType::from_byte(*t);
+                c.jet_type = crate::format::types::JetType::from_byte(*t);
             }
         }
         let fields: Vec<Field> = def.columns.iter().map(field_for).collect();
@@ -91,7 +91,7 @@ impl Table {
 
     /// The data pages this table's usage map names, in increasing order.
     pub fn data_pages(&self) -> Result<Vec<u32>> {
-        crate::usage_map::read_pages(
+        crate::read::usage_map::read_pages(
             &*self.source.src,
             self.source.version.layout(),
             self.def.usage_map,
@@ -157,7 +157,7 @@ impl Table {
             if bytes[0] != crate::format::page_type::DATA {
                 continue;
             }
-            let page = crate::data_page::DataPage::from_page(layout, n, bytes)?;
+            let page = crate::read::data_page::DataPage::from_page(layout, n, bytes)?;
             if page.owner() != self.def.page {
                 continue;
             }
@@ -187,7 +187,7 @@ impl Table {
             if bytes[0] != crate::format::page_type::DATA {
                 continue;
             }
-            let page = crate::data_page::DataPage::from_page(layout, n, bytes)?;
+            let page = crate::read::data_page::DataPage::from_page(layout, n, bytes)?;
             if page.owner() != self.def.page {
                 continue;
             }
@@ -211,19 +211,19 @@ impl Table {
     /// `None` for a deleted slot.
     fn fields_on(
         &self,
-        page: &crate::data_page::DataPage,
+        page: &crate::read::data_page::DataPage,
         i: usize,
     ) -> Result<Option<Vec<crate::format::OwnedField>>> {
         let src = &*self.source.src;
         let layout = self.source.version.layout();
-        let Some((p, range)) = crate::data_page::resolve_row(src, layout, page, i)? else {
+        let Some((p, range)) = crate::read::data_page::resolve_row(src, layout, page, i)? else {
             return Ok(None);
         };
         let mut offsets = Vec::new();
         let row = &p.bytes[range.clone()];
         let err = |(what, r)| crate::error::corrupt(p.number, range.start, what, r);
         let cracked =
-            crate::row::CrackedRow::new(row, &self.def, self.source.version, &mut offsets)
+            crate::read::row::CrackedRow::new(row, &self.def, self.source.version, &mut offsets)
                 .map_err(err)?;
         let mut out = Vec::with_capacity(self.def.columns.len());
         for c in &self.def.columns {
@@ -244,7 +244,7 @@ impl Table {
     ) -> Result<Option<Vec<crate::format::OwnedField>>> {
         let src = &*self.source.src;
         let layout = self.source.version.layout();
-        let page = crate::data_page::DataPage::read(src, layout, bm.page)?;
+        let page = crate::read::data_page::DataPage::read(src, layout, bm.page)?;
         self.fields_on(&page, usize::from(bm.row))
     }
 
@@ -280,7 +280,7 @@ pub fn field_for(c: &tdef::Column) -> Field {
     if c.is_auto_number() {
         md.insert("jet.auto_number".to_string(), "true".to_string());
     }
-    if c.jet_type == crate::types::JetType::Numeric {
+    if c.jet_type == crate::format::types::JetType::Numeric {
         md.insert("jet.precision".to_string(), c.precision.to_string());
         md.insert("jet.scale".to_string(), c.scale.to_string());
     }
@@ -296,6 +296,6 @@ pub fn field_for(c: &tdef::Column) -> Field {
     if let Some(d) = &c.default_value {
         md.insert("jet.default".to_string(), d.clone());
     }
-    let nullable = c.jet_type != crate::types::JetType::Boolean || c.is_calculated();
+    let nullable = c.jet_type != crate::format::types::JetType::Boolean || c.is_calculated();
     Field::new(&c.name, c.arrow_type(), nullable).with_metadata(md)
 }

@@ -1,10 +1,10 @@
 //! Usage maps: the set of pages a table owns, decoded through the
 //! usage-map kernel.
 
-use crate::data_page::DataPage;
 use crate::error::{FormatError, corrupt};
 use crate::format::{Layout, page_type};
 use crate::page::PageSource;
+use crate::read::data_page::DataPage;
 use jet_kernels::Refusal;
 use jet_kernels::bytes::u32_at;
 use jet_kernels::row_slot::unpack_row_pointer;

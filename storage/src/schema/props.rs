@@ -2,7 +2,7 @@
 //! `KKD\0` in Jet3) holding Design View properties of a table and of each of
 //! its columns (defaults, descriptions, a calculated column's result type…).
 
-use crate::text;
+use crate::format::text;
 use encoding_rs::Encoding;
 
 /// Block type of the property-name list.
@@ -241,7 +241,7 @@ impl Property {
 /// Copies the column properties the engine enforces (`Required`,
 /// `DefaultValue`) from `props` onto the columns of `def`.
 pub fn apply_column_rules(
-    def: &mut crate::tdef::TableDef,
+    def: &mut crate::schema::tdef::TableDef,
     props: &PropertyMaps,
     unicode: bool,
     encoding: &'static Encoding,

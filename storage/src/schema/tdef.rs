@@ -2,10 +2,9 @@
 //! map pointers.
 
 use crate::error::{FormatError, Result, SchemaError};
-use crate::format::{JetVersion, Layout, page_type};
+use crate::format::types::JetType;
+use crate::format::{JetVersion, Layout, page_type, text};
 use crate::page::PageSource;
-use crate::text;
-use crate::types::JetType;
 use encoding_rs::Encoding;
 use jet_kernels::bytes::{u8_at, u16_at, u32_at};
 use jet_kernels::row_slot::unpack_row_pointer;
@@ -57,7 +56,7 @@ pub struct Column {
     pub sort_order_version: u8,
     /// The column refuses NULL: its `Required` property (from the table's
     /// property map in MSysObjects, not the TDEF; false until applied with
-    /// [`crate::props::apply_column_rules`]).
+    /// [`crate::schema::props::apply_column_rules`]).
     pub required: bool,
     /// The column's `DefaultValue` expression text as stored (from the
     /// property map, like [`Column::required`]).
@@ -98,8 +97,8 @@ impl Column {
     pub fn arrow_type(&self) -> arrow_schema::DataType {
         if self.is_calculated() && self.jet_type == JetType::Numeric {
             return arrow_schema::DataType::Decimal256(
-                crate::values::CALC_NUMERIC_PRECISION,
-                crate::values::CALC_NUMERIC_SCALE,
+                crate::format::values::CALC_NUMERIC_PRECISION,
+                crate::format::values::CALC_NUMERIC_SCALE,
             );
         }
         self.jet_type.arrow_type(self.precision, self.scale)

@@ -11,10 +11,10 @@
 //! Members are always exact: a page is listed iff it was added and not
 //! removed since.
 
-use super::{WResult, WriteError};
+use crate::error::{WResult, WriteError};
 use crate::format::{Layout, page_type};
-use crate::image::PageStore;
-use crate::usage_map::{MAP_INLINE, MAP_REFERENCE};
+use crate::page::image::PageStore;
+use crate::read::usage_map::{MAP_INLINE, MAP_REFERENCE};
 use crate::write::data_page;
 use crate::write::overlay::PageOverlay;
 use jet_kernels::row_slot::unpack_row_pointer;
@@ -246,7 +246,7 @@ mod tests {
         set_member(&mut ov, l, ptr, 40_000, true).unwrap();
         assert_eq!(members(&ov, l, ptr).unwrap(), vec![3, 703, 40_000]);
         // the reader agrees
-        let got = crate::usage_map::read_pages(&ov, l, ptr).unwrap();
+        let got = crate::read::usage_map::read_pages(&ov, l, ptr).unwrap();
         assert_eq!(got, vec![3]); // the reader clips pages past the image's end
     }
 }

@@ -53,17 +53,16 @@
 //! failure or a kill before the rename leaves the original file as it was
 //! (at worst a stray temporary file).
 
+use super::alloc;
 use super::replace::{Destination, rewrite_file};
 use super::txn::{MapPages, copy};
-use super::{WResult, WriteError, alloc};
-use crate::database::{Database, read_header};
-use crate::error::FormatError;
-use crate::format::{JetVersion, page_type};
+use crate::error::{FormatError, WResult, WriteError};
+use crate::format::{JetVersion, OwnedField, page_type};
 use crate::index::write::build_index;
 use crate::index::{Bookmark, Direction};
 use crate::page::{MemPageSource, PageSource};
-use crate::scan::OwnedField;
-use crate::tdef::{self, TableDef};
+use crate::read::database::{Database, read_header};
+use crate::schema::tdef::{self, TableDef};
 use crate::write::overlay::PageOverlay;
 use crate::write::tdef::splice::pointer_offsets;
 use crate::write::tdef::{INDEX_IGNORE_NULLS, TdefExtra};
@@ -196,7 +195,7 @@ fn table_list(db: &Database) -> crate::Result<Vec<(String, u32)>> {
     let mut out: Vec<(String, u32)> = db
         .catalog()
         .iter()
-        .filter(|e| e.kind == crate::catalog::ObjectKind::Table)
+        .filter(|e| e.kind == crate::schema::catalog::ObjectKind::Table)
         .map(|e| (e.name.clone(), e.tdef_page()))
         .collect();
     out.sort_by_key(|t| t.1);
@@ -219,7 +218,7 @@ fn table_list(db: &Database) -> crate::Result<Vec<(String, u32)>> {
             )));
         }
     }
-    if out.first().map(|t| t.1) != Some(crate::database::MSYS_OBJECTS_PAGE) {
+    if out.first().map(|t| t.1) != Some(crate::read::objects::MSYS_OBJECTS_PAGE) {
         return Err(refuse(
             "compacting: the catalog does not list MSysObjects at page 2".into(),
         ));
@@ -426,7 +425,7 @@ fn copy_table(
         patch_chain(&mut chain_bytes, ps, o + 4, free)?;
     }
     for (k, b) in chain_bytes.iter().enumerate() {
-        crate::image::PageStore::write(tx.overlay_mut(), new_pages[k], b)?;
+        crate::page::image::PageStore::write(tx.overlay_mut(), new_pages[k], b)?;
     }
     Ok(Copied {
         name: name.to_string(),
@@ -465,7 +464,7 @@ fn resolve_long_values(
         }
         if let OwnedField::Bytes(d) = f {
             let mut out = Vec::new();
-            crate::lval::read_long_value(src, layout, d, bm.page, 0, &mut out)?;
+            crate::read::lval::read_long_value(src, layout, d, bm.page, 0, &mut out)?;
             *f = OwnedField::Bytes(out);
         }
     }
@@ -624,11 +623,11 @@ mod tests {
     fn verification_names_a_misplaced_row() {
         use crate::write::{ColumnSpec, TableSpec, Writer};
         let bytes = crate::write::new_database(JetVersion::Jet4, 0).unwrap();
-        let mut w = Writer::new(crate::image::MemImage { bytes }).unwrap();
+        let mut w = Writer::new(crate::page::image::MemImage { bytes }).unwrap();
         w.transaction(|tx| {
             tx.create_table(&TableSpec::new(
                 "T",
-                vec![ColumnSpec::new("n", crate::types::JetType::Long)],
+                vec![ColumnSpec::new("n", crate::format::types::JetType::Long)],
             ))?;
             for i in 0..10 {
                 tx.insert_named("T", vec![("n", crate::write::Cell::Int(i))])?;

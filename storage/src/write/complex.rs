@@ -1,14 +1,14 @@
 //! The values written into a complex column, taken from Arrow lists.
 //!
 //! A write names a complex column's new values as one Arrow list per row,
-//! typed as the reader types the column (see [`crate::complex::list_schema`]): a
+//! typed as the reader types the column (see [`crate::read::complex::list_schema`]): a
 //! list of the value type for a multi-value column, a list of structs
 //! with at least `file_name` and `file_data` for an attachment column.
 //! [`values_at`] turns one row's list into [`NewValue`]s, which the
 //! transaction stores as rows of the hidden flat table (see
 //! [`crate::write::Transaction::insert_complex`]).
 
-use crate::complex::{ComplexColumn, ComplexKind};
+use crate::read::complex::{ComplexColumn, ComplexKind};
 use crate::write::Cell;
 use crate::write::row::cell_from_array;
 use arrow_array::cast::AsArray;
@@ -33,7 +33,7 @@ pub struct NewAttachment {
     /// The file type (`FileType`); `None` takes the name's extension.
     pub file_type: Option<String>,
     /// The file's bytes (stored wrapped, see
-    /// [`crate::complex::encode_file_data`]).
+    /// [`crate::read::complex::encode_file_data`]).
     pub file_data: Vec<u8>,
     /// `FileURL`, NULL unless given.
     pub file_url: Option<String>,
@@ -49,7 +49,7 @@ impl NewAttachment {
     pub fn stored_type(&self) -> String {
         match &self.file_type {
             Some(t) => t.clone(),
-            None => crate::complex::file_type_of(&self.file_name),
+            None => crate::read::complex::file_type_of(&self.file_name),
         }
     }
 }

@@ -4,12 +4,12 @@
 //! on an image held in memory and return a new image; the original is
 //! never changed.
 
-use crate::database::{read_header, unlock_page0, unmasked_header};
 use crate::error::{CryptError, Result};
 use crate::format::header;
 use crate::page::crypt::info::{INFO_LEN_OFFSET, INFO_OFFSET};
 use crate::page::crypt::{Password, agile};
 use crate::page::rc4_apply;
+use crate::read::database::{read_header, unlock_page0, unmasked_header};
 
 /// Spin count of the files [`encrypt_agile`] writes (what Office writes).
 pub const AGILE_SPIN_COUNT: u32 = 100_000;

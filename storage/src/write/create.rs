@@ -13,11 +13,12 @@ use super::catalog::{self, CONTAINERS, FLAG_SYSTEM, TABLES_ID};
 use super::row::{Cell, micros_to_access_date};
 use super::tdef::{ColumnSpec, TableSpec};
 use super::txn::bootstrap;
-use super::{WResult, WriteError, alloc, data_page};
-use crate::catalog::{CatalogEntry, ObjectKind, TYPE_TABLE};
+use super::{alloc, data_page};
+use crate::error::{WResult, WriteError};
+use crate::format::types::JetType;
 use crate::format::{JetVersion, header};
 use crate::page::{MemPageSource, PageSource, rc4_apply};
-use crate::types::JetType;
+use crate::schema::catalog::{CatalogEntry, ObjectKind, TYPE_TABLE};
 use std::sync::Arc;
 
 /// Windows code page of new databases (Western European).
@@ -184,7 +185,7 @@ pub fn new_database(version: JetVersion, created_micros: i64) -> WResult<Vec<u8>
         });
         pages.push((spec.name, page));
     }
-    if pages.first().map(|p| p.1) != Some(crate::database::MSYS_OBJECTS_PAGE) {
+    if pages.first().map(|p| p.1) != Some(crate::read::objects::MSYS_OBJECTS_PAGE) {
         return Err(WriteError::Unsupported(
             "MSysObjects did not land on page 2".into(),
         ));

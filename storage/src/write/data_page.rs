@@ -252,8 +252,8 @@ pub const OVERFLOW: u16 = OVERFLOW_FLAG;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data_page::DataPage;
     use crate::format::JetVersion;
+    use crate::read::data_page::DataPage;
     use std::sync::Arc;
 
     #[test]

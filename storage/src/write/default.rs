@@ -10,8 +10,8 @@
 //! so a stored default is never silently ignored.
 
 use super::row::Cell;
-use crate::tdef::Column;
-use crate::types::JetType;
+use crate::format::types::JetType;
+use crate::schema::tdef::Column;
 
 /// A parsed default expression.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,9 +6,9 @@
 //! page with positional reads, so a transaction never loads the whole file.
 
 use super::txn::{WriteTarget, Writer};
-use crate::database::read_header;
 use crate::journal::JournaledFile;
 use crate::page::{FilePageSource, PageSource};
+use crate::read::database::read_header;
 use std::path::Path;
 use std::sync::Arc;
 

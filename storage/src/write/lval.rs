@@ -4,9 +4,10 @@
 //! are registered in the column's own usage maps (owned and free-space),
 //! never in the table's, so scans do not visit them.
 
-use super::{WResult, WriteError, alloc, data_page};
+use super::{alloc, data_page};
+use crate::error::{WResult, WriteError};
 use crate::format::Layout;
-use crate::image::PageStore;
+use crate::page::image::PageStore;
 use crate::write::overlay::PageOverlay;
 use jet_kernels::lval::{
     DESCRIPTOR_LEN, LvalDescriptor, LvalKind, decode_descriptor, encode_descriptor,

@@ -17,14 +17,13 @@
 //! transaction calls it before it commits and before schema changes), or
 //! earlier when more than [`CACHE_PAGES`] pages are held.
 
-use super::tdef as wtdef;
-use super::{IndexMaintainer, IndexPages, WResult, WriteError};
-use crate::format::JetVersion;
-use crate::image::PageStore;
+use super::{IndexMaintainer, IndexPages, tdef as wtdef};
+use crate::error::{WResult, WriteError};
+use crate::format::{JetVersion, OwnedField};
 use crate::index::key::encode_key;
 use crate::index::write::{IndexWriteError, NodeCache};
-use crate::scan::OwnedField;
-use crate::tdef::{RealIndex, TableDef};
+use crate::page::image::PageStore;
+use crate::schema::tdef::{RealIndex, TableDef};
 
 /// Index pages held decoded before the maintainer writes them all and
 /// starts afresh: bounds the memory of one transaction (a decoded page

@@ -1,44 +1,54 @@
 //! The writer: new databases, CREATE/DROP TABLE, CREATE/DROP INDEX, ADD
-//! COLUMN, compaction ([`compact`]), passwords given and removed
-//! ([`protect`]), row inserts,
+//! COLUMN, compaction ([`compact_file`], [`compact_image`]), passwords given
+//! and removed ([`encrypt_file`], [`decrypt_file`]), row inserts,
 //! updates and deletes, long values, usage maps and TDEF upkeep.
 //!
+//! Exports: modules [`catalog`], [`complex`], [`convert`], [`data_page`],
+//! [`default`], [`lval`], [`row`], [`tdef`] and [`txn`]; [`Writer`],
+//! [`Transaction`], [`WriteTarget`], [`new_database`], the specs
+//! ([`TableSpec`], [`ColumnSpec`], [`IndexSpec`], [`RelationshipSpec`]),
+//! [`IndexBuilt`], [`Cell`], [`TextLayout`], [`PageOverlay`],
+//! [`IndexMaintainer`], [`BTreeMaintainer`], [`IndexPages`], [`compact_file`],
+//! [`compact_image`], [`CompactReport`], [`encrypt_file`], [`decrypt_file`],
+//! [`rewrite_file`] and [`Destination`].
+//!
 //! A [`Transaction`] reads and writes pages only through a [`PageOverlay`]
-//! (a [`PageStore`](crate::image::PageStore) over the committed image).
+//! (a [`PageStore`](crate::page::image::PageStore) over the committed image).
 //! When the transaction's closure returns `Ok`, the overlay becomes an
-//! [`ImageChanges`](crate::image::ImageChanges) that a
-//! [`CommitTarget`](crate::image::CommitTarget) makes current (the journaled
-//! file target, or [`MemImage`](crate::image::MemImage) in memory). On
+//! [`ImageChanges`](crate::page::image::ImageChanges) that a
+//! [`CommitTarget`](crate::page::image::CommitTarget) makes current (the journaled
+//! file target, or [`MemImage`](crate::page::image::MemImage) in memory). On
 //! `Err` nothing reaches the target.
 //!
 //! Index pages are maintained through the [`IndexMaintainer`] installed on
 //! the [`Writer`]: by default the B-tree maintainer ([`BTreeMaintainer`],
 //! over `index::write`). Without one, rows of a table with real indexes are
-//! refused with [`WriteError::IndexMaintenanceUnavailable`], so an index
-//! never silently misses an entry.
+//! refused with
+//! [`WriteError::IndexMaintenanceUnavailable`](crate::error::WriteError::IndexMaintenanceUnavailable),
+//! so an index never silently misses an entry.
 //!
 //! The writer's part of the reader's concerns lives here too, so nothing
-//! below names the writer: opening a database for writing ([`open`]), the
+//! below names the writer: opening a database for writing (`open.rs`), the
 //! values written into complex columns ([`complex`]) and whole-image
 //! encryption and decryption ([`convert`]).
 
-pub mod alloc;
+mod alloc;
 pub mod catalog;
-pub mod compact;
+mod compact;
 pub mod complex;
 pub mod convert;
-pub mod create;
+mod create;
 pub mod data_page;
 pub mod default;
-pub mod file;
+mod file;
 pub mod lval;
-pub mod maintain;
-pub mod open;
-pub mod overlay;
-pub mod protect;
-pub mod replace;
+mod maintain;
+mod open;
+mod overlay;
+mod protect;
+mod replace;
 pub mod row;
-pub mod row_jet3;
+mod row_jet3;
 pub mod tdef;
 pub mod txn;
 
@@ -50,14 +60,11 @@ pub use protect::{decrypt_file, encrypt_file};
 pub use replace::{Destination, rewrite_file};
 pub use row::{Cell, TextLayout};
 pub use tdef::{ColumnSpec, IndexSpec, TableSpec};
-// The old paths of the table-definition writer's parts.
-pub use tdef::{columns as tdef_columns, encode as tdef_encode, index_def, splice as tdef_splice};
 pub use txn::{IndexBuilt, RelationshipSpec, Transaction, WriteTarget, Writer};
 
-pub use crate::error::{WResult, WriteError};
-
-use crate::image::PageStore;
-use crate::tdef::{RealIndex, TableDef};
+use crate::error::WResult;
+use crate::page::image::PageStore;
+use crate::schema::tdef::{RealIndex, TableDef};
 
 /// Index pages an [`IndexMaintainer`] allocated (appended to the store) or
 /// released while applying one change; the transaction registers them in
@@ -81,7 +88,8 @@ pub struct IndexPages {
 /// keeps the index's usage map exact). `key` is the full entry key as
 /// [`crate::index::key::encode_key`] builds it (flag bytes included, no row
 /// pointer). A unique index refusing a duplicate returns
-/// [`WriteError::Index`]. The root page never moves (the TDEF points at it).
+/// [`WriteError::Index`](crate::error::WriteError::Index). The root page never moves (the TDEF
+/// points at it).
 pub trait IndexMaintainer: Send {
     /// Adds the entry for the row at (`page`, `row`).
     fn insert(
@@ -120,9 +128,10 @@ pub trait IndexMaintainer: Send {
 mod tests {
     use super::*;
     use crate::ScanOptions;
+    use crate::error::WriteError;
     use crate::format::JetVersion;
-    use crate::image::MemImage;
-    use crate::types::JetType;
+    use crate::format::types::JetType;
+    use crate::page::image::MemImage;
     use arrow_array::{
         Array, ArrayRef, BinaryArray, BooleanArray, Int32Array, RecordBatch, StringArray,
     };

@@ -2,7 +2,7 @@
 //! image plus the pages the transaction rewrote or appended.
 
 use crate::error::FormatError;
-use crate::image::{ImageChanges, PageStore};
+use crate::page::image::{ImageChanges, PageStore};
 use crate::page::{Page, PageSource};
 use std::collections::BTreeMap;
 use std::sync::Arc;

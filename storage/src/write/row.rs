@@ -2,11 +2,10 @@
 //! the bytes a column stores, refusing every value outside the column's
 //! range or width (never clipped, wrapped or rounded).
 
-use super::{WResult, WriteError};
-use crate::format::JetVersion;
-use crate::scan::OwnedField;
-use crate::tdef::{Column, TableDef};
-use crate::types::JetType;
+use crate::error::{WResult, WriteError};
+use crate::format::types::JetType;
+use crate::format::{JetVersion, OwnedField};
+use crate::schema::tdef::{Column, TableDef};
 use arrow_array::Array;
 use arrow_schema::{DataType, TimeUnit};
 
@@ -386,7 +385,7 @@ pub fn encode_value_in(
             .to_le_bytes()
             .to_vec(),
         // a complex column stores its row's complex id (the values live
-        // in hidden tables, see `crate::complex`)
+        // in hidden tables, see `crate::read::complex`)
         JetType::Complex => (int_in(1, i32::MAX.into())? as i32).to_le_bytes().to_vec(),
         JetType::Long => (int_in(i32::MIN.into(), i32::MAX.into())? as i32)
             .to_le_bytes()
@@ -494,7 +493,7 @@ pub fn encode_value_in(
         JetType::Text | JetType::Memo if version.is_jet3() => match cell {
             Cell::Text(s) => {
                 let enc = if col.code_page != 0 {
-                    crate::text::encoding_for_code_page(col.code_page)
+                    crate::format::text::encoding_for_code_page(col.code_page)
                 } else {
                     db_encoding
                 };
@@ -529,7 +528,7 @@ pub fn encode_value_in(
                 };
                 let b = encode_text_checked(
                     s,
-                    col.ext_flags & crate::tdef::EXT_COMPRESSED_UNICODE != 0,
+                    col.ext_flags & crate::schema::tdef::EXT_COMPRESSED_UNICODE != 0,
                     layout,
                 )
                 .ok_or_else(|| refuse(BOM_TEXT))?;
@@ -548,7 +547,7 @@ pub fn encode_value_in(
         JetType::Memo => match cell {
             Cell::Text(s) => encode_text_checked(
                 s,
-                col.ext_flags & crate::tdef::EXT_COMPRESSED_UNICODE != 0,
+                col.ext_flags & crate::schema::tdef::EXT_COMPRESSED_UNICODE != 0,
                 layout,
             )
             .ok_or_else(|| refuse(BOM_TEXT))?,
@@ -587,7 +586,7 @@ pub fn encode_value_in(
 }
 
 /// Whether the column's value is the null-mask bit (a plain Yes/No column).
-fn is_mask_bool(c: &crate::tdef::Column) -> bool {
+fn is_mask_bool(c: &crate::schema::tdef::Column) -> bool {
     c.jet_type == JetType::Boolean && !c.is_calculated()
 }
 
@@ -610,7 +609,7 @@ pub fn assemble(version: JetVersion, def: &TableDef, fields: &[OwnedField]) -> V
         .columns
         .iter()
         .filter(|c| c.is_fixed() && !is_mask_bool(c))
-        .map(|c| usize::from(c.fixed_offset) + crate::scan::fixed_len(c))
+        .map(|c| usize::from(c.fixed_offset) + crate::read::row::fixed_len(c))
         .max()
         .unwrap_or(0);
     let mut row = Vec::with_capacity(64);
@@ -635,7 +634,7 @@ pub fn assemble(version: JetVersion, def: &TableDef, fields: &[OwnedField]) -> V
                 set(&mut mask, c.col_num);
                 if c.is_fixed() {
                     let start = head + usize::from(c.fixed_offset);
-                    let n = b.len().min(crate::scan::fixed_len(c));
+                    let n = b.len().min(crate::read::row::fixed_len(c));
                     row[start..start + n].copy_from_slice(&b[..n]);
                 } else {
                     var.push((c.var_index, b));
@@ -711,7 +710,7 @@ mod tests {
         ] {
             let d = micros_to_access_date(ms * 1000).unwrap();
             assert_eq!(
-                crate::values::access_date_to_micros(d),
+                crate::format::values::access_date_to_micros(d),
                 Some(ms * 1000),
                 "{ms}"
             );
@@ -747,7 +746,7 @@ mod tests {
         let g = "{01234567-89AB-CDEF-0123-456789ABCDEF}";
         let b = parse_guid(g).unwrap();
         let mut s = String::new();
-        crate::values::format_guid(&b, &mut s);
+        crate::format::values::format_guid(&b, &mut s);
         assert_eq!(s, g);
         let col = Column {
             name: "n".into(),
@@ -789,7 +788,7 @@ mod tests {
         .unwrap() else {
             panic!()
         };
-        assert_eq!(crate::values::numeric_to_i128(&b), Some(-1234));
+        assert_eq!(crate::format::values::numeric_to_i128(&b), Some(-1234));
         assert!(encode_value(JetVersion::Jet4, "t", &col, &Cell::Int(100_000_000)).is_err());
         assert!(encode_value(JetVersion::Jet4, "t", &col, &Cell::Int(99_999_999)).is_ok());
     }

@@ -47,7 +47,7 @@ pub fn encode_codepage(text: &str, encoding: &'static Encoding) -> Result<Vec<u8
         ));
     }
     let mut back = String::new();
-    crate::text::decode_codepage(&bytes, encoding, &mut back);
+    crate::format::text::decode_codepage(&bytes, encoding, &mut back);
     if back != text {
         return Err(format!(
             "the text does not read back unchanged from code page {}",
@@ -97,7 +97,7 @@ pub const MAX_COLUMNS: usize = 255;
 /// Refuses a Jet3 table whose rows this writer cannot lay out: more than
 /// [`MAX_COLUMNS`] columns or variable columns (only a damaged definition
 /// has them).
-pub fn check_table(def: &crate::tdef::TableDef, table: &str) -> super::WResult<()> {
+pub fn check_table(def: &crate::schema::tdef::TableDef, table: &str) -> crate::error::WResult<()> {
     let most = def
         .columns
         .iter()
@@ -106,7 +106,7 @@ pub fn check_table(def: &crate::tdef::TableDef, table: &str) -> super::WResult<(
         .max()
         .unwrap_or(0);
     if most > MAX_COLUMNS {
-        return Err(super::WriteError::BadDefinition {
+        return Err(crate::error::WriteError::BadDefinition {
             table: table.to_string(),
             why: format!(
                 "its definition numbers {most} columns; an Access 97 row records at most {MAX_COLUMNS}"

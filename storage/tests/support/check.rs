@@ -5,9 +5,9 @@
 #![allow(dead_code)]
 
 use jet_kernels::index_entry::compare_entries;
+use jet_storage::format::OwnedField;
+use jet_storage::index::key::encode_key;
 use jet_storage::index::{Bookmark, Direction};
-use jet_storage::index_key::encode_key;
-use jet_storage::scan::OwnedField;
 use jet_storage::write::tdef::INDEX_IGNORE_NULLS;
 use jet_storage::{Database, ScanOptions};
 use std::path::{Path, PathBuf};

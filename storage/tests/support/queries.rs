@@ -3,7 +3,7 @@
 //! row strategies.
 #![allow(dead_code)]
 
-use jet_storage::queries::rebuild;
+use jet_storage::read::queries::rebuild;
 use jet_storage::{Database, OpenOptions, QueryKind, QueryRow};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};

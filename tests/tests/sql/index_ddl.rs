@@ -8,7 +8,7 @@ use datafusion::arrow::array::AsArray;
 use datafusion::arrow::datatypes::Int64Type;
 use datafusion::prelude::SessionConfig;
 use jet_provider::{JetOptions, JetSession, SqlDialect};
-use jet_storage::tdef::Direction;
+use jet_storage::schema::tdef::Direction;
 use jet_storage::{Database, OpenOptions};
 use std::path::{Path, PathBuf};
 

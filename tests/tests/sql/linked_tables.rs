@@ -111,7 +111,7 @@ async fn ucanaccess_links_match_mdb_export_of_the_targets() {
     };
     let linker = corpus.join("ucanaccess/linked.mdb");
     let db = Database::open(&linker, OpenOptions::default()).unwrap();
-    let links = jet_provider::linked::access_links(&db);
+    let links = jet_provider::catalog::linked::access_links(&db);
     assert!(!links.is_empty(), "linked.mdb links tables");
     let s = session(&linker);
     let mut checked = 0;

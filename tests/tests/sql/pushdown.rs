@@ -884,9 +884,9 @@ async fn looping_leaf_chain_is_an_error() {
 fn float_keys_sort_as_arrow_sorts() {
     use datafusion::arrow::array::{Float32Array, Float64Array};
     use datafusion::arrow::compute::{SortOptions, sort_to_indices};
-    use jet_storage::index_key::encode_column;
-    use jet_storage::scan::OwnedField;
-    use jet_storage::tdef::Direction;
+    use jet_storage::format::OwnedField;
+    use jet_storage::index::key::encode_column;
+    use jet_storage::schema::tdef::Direction;
     let Some(corpus) = jet_tests::corpus() else {
         return;
     };

@@ -168,7 +168,7 @@ fn limits_db(dir: &Path) -> std::path::PathBuf {
         ArrayRef, Decimal128Array, Float32Array, Int16Array, Int64Array, RecordBatch,
         TimestampMicrosecondArray, UInt8Array,
     };
-    use jet_storage::image::MemImage;
+    use jet_storage::page::image::MemImage;
     use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, Writer, new_database};
     use jet_storage::{JetType, JetVersion};
     use std::sync::Arc;
@@ -321,7 +321,7 @@ async fn bounds_clamp_for_every_key_type() {
 #[test]
 fn multi_range_seek_equals_one_seek_per_range() {
     use jet_storage::index::KeyMatch;
-    use jet_storage::index_key::{KeyValue, first_column_bounds};
+    use jet_storage::index::key::{KeyValue, first_column_bounds};
     use std::ops::Bound;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bench.mdb");

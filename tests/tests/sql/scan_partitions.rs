@@ -124,7 +124,7 @@ impl From<jet_storage::Error> for Stop {
 /// its page counts sum to the table's data pages.
 #[test]
 fn ordered_parallel_scan_equals_one_scan() {
-    use jet_storage::parallel::{Parallel, scan_ordered};
+    use jet_storage::read::parallel::{Parallel, scan_ordered};
     let Some(corpus) = jet_tests::corpus() else {
         return;
     };

@@ -253,7 +253,7 @@ fn writer_transactions(v: JetVersion) -> Vec<(String, Vec<u8>, ImageChanges)> {
                    what: &str,
                    f: &mut dyn FnMut(
         &mut jet_storage::Transaction<'_>,
-    ) -> jet_storage::write::WResult<()>| {
+    ) -> jet_storage::error::WResult<()>| {
         let before = w.target().image.bytes.clone();
         w.transaction(|tx| f(tx)).unwrap();
         let ch = w.target().commits.last().unwrap().clone();

@@ -17,9 +17,9 @@
 //! kills 200 times and runs them for 60 s (`JET_CRASH_KILLS=n`,
 //! `JET_CONCURRENT_SECS=n` choose).
 
-use jet_storage::crypt::convert::{decrypt, encrypt_agile};
 use jet_storage::journal::journal_path;
 use jet_storage::journal::sim::SimRng;
+use jet_storage::write::convert::{decrypt, encrypt_agile};
 use jet_storage::{Database, JetVersion, MemImage, OpenOptions, Password, Writer};
 use jet_tests::crash::{
     BATCH_ROWS, BATCH_TABLE, batch_database, batch_invariant, batch_transaction, consistency,

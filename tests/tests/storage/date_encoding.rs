@@ -11,8 +11,8 @@
 //! 86 400 000, is no whole number of milliseconds), so no millisecond
 //! timestamp the writer takes holds them.
 
-use jet_storage::scan::OwnedField;
-use jet_storage::values::access_date_to_micros;
+use jet_storage::format::OwnedField;
+use jet_storage::format::values::access_date_to_micros;
 use jet_storage::write::row::micros_to_access_date;
 use jet_storage::{Database, JetType, OpenOptions};
 use jet_tests::{corpus, list_files};

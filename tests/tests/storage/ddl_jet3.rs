@@ -17,10 +17,11 @@ use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int32Array, RecordBatch, StringArray,
     TimestampMicrosecondArray,
 };
-use jet_storage::image::MemImage;
-use jet_storage::tdef::Direction;
+use jet_storage::error::WResult;
+use jet_storage::page::image::MemImage;
+use jet_storage::schema::tdef::Direction;
+use jet_storage::write::Writer;
 use jet_storage::write::tdef::{ColumnSpec, IndexSpec, TableSpec};
-use jet_storage::write::{WResult, Writer};
 use jet_storage::{Database, JetType, JetVersion, OpenOptions, Transaction};
 use jet_tests::agree::{assert_mdb_export_equals_scan, consistency};
 use jet_tests::crash::{RecordingImage, consistency_of_image, crash_check};

@@ -6,10 +6,10 @@
 //! reopened as a database and the table's index read through the public
 //! API.
 
+use jet_storage::index::write::{delete_entry, insert_entry, key_exists};
 use jet_storage::index::{
     Bookmark, Direction, IndexReader, KeyMatch, decode_index_page, read_index_page,
 };
-use jet_storage::index_write::{delete_entry, insert_entry, key_exists};
 use jet_storage::page::{MemPageSource, Page, PageSource};
 use jet_storage::{Database, FormatError, OpenOptions, PageStore};
 use jet_tests::{corpus, list_files};

@@ -3,8 +3,9 @@
 //! each row's stored values gives the key bytes Access wrote; seeks agree
 //! with filtered scans.
 
+use jet_storage::error::KeyError;
+use jet_storage::index::key::encode_key;
 use jet_storage::index::{Bookmark, Direction, KeyMatch};
-use jet_storage::index_key::{KeyError, encode_key};
 use jet_storage::{Database, JetType, OpenOptions};
 use jet_tests::{corpus, list_files};
 use std::collections::{BTreeMap, HashSet};
@@ -61,7 +62,7 @@ fn check_file(path: &std::path::Path, rel: &str, rep: &mut Report) {
                                 .iter()
                                 .position(|c| c.col_num == *num)
                                 .unwrap();
-                            row[pos] == jet_storage::scan::OwnedField::Null
+                            row[pos] == jet_storage::format::OwnedField::Null
                         })
                     })
                     .collect()
@@ -223,10 +224,10 @@ fn every_index_walks_encodes_and_seeks() {
 
 /// Orders two seekable values the way Arrow orders them (None: not comparable here).
 fn value_cmp(
-    a: &jet_storage::index_key::KeyValue,
-    b: &jet_storage::index_key::KeyValue,
+    a: &jet_storage::index::key::KeyValue,
+    b: &jet_storage::index::key::KeyValue,
 ) -> Option<std::cmp::Ordering> {
-    use jet_storage::index_key::KeyValue as K;
+    use jet_storage::index::key::KeyValue as K;
     match (a, b) {
         (K::Int(x), K::Int(y)) => Some(x.cmp(y)),
         (K::Float(x), K::Float(y)) => Some(x.total_cmp(y)),
@@ -254,7 +255,7 @@ impl Rng {
 #[test]
 fn value_seeks_agree_with_filtered_scans() {
     use jet_storage::ScanOptions;
-    use jet_storage::index_key::{KeyValue, first_column_bounds};
+    use jet_storage::index::key::{KeyValue, first_column_bounds};
     let Some(root) = corpus() else { return };
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut eq_checked, mut range_checked, mut indexes) = (0usize, 0usize, 0usize);
@@ -568,12 +569,12 @@ fn bad_index_pages_are_typed_errors() {
 
 /// A text equality seek finds the rows Access's collation calls equal:
 /// case and trailing spaces do not count, so the seek is a superset the
-/// provider re-checks ([`jet_storage::index_key::seek_fidelity`]), and a
+/// provider re-checks ([`jet_storage::index::key::seek_fidelity`]), and a
 /// text range is refused rather than seeked in the wrong order.
 #[test]
 fn text_equality_seeks_are_case_insensitive_supersets() {
     use jet_storage::ScanOptions;
-    use jet_storage::index_key::{KeyValue, first_column_bounds, seek_fidelity};
+    use jet_storage::index::key::{KeyValue, first_column_bounds, seek_fidelity};
     let Some(root) = corpus() else { return };
     let db = Database::open(root.join("mdbtools/nwind.mdb"), OpenOptions::default()).unwrap();
     let t = db.table("Customers").unwrap();

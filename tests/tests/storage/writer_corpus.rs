@@ -18,7 +18,7 @@ use arrow_array::{
 };
 use jet_storage::index::Bookmark;
 use jet_storage::page::MemPageSource;
-use jet_storage::tdef::{IndexKind, TableDef};
+use jet_storage::schema::tdef::{IndexKind, TableDef};
 use jet_storage::{Database, JetType, OpenOptions, ScanOptions};
 use jet_tests::agree::{assert_mdb_export_equals_scan, check_index_agreement};
 use jet_tests::corpus;
@@ -217,10 +217,11 @@ fn untouched_pages(db: &Database, bytes: &[u8], changed: &str) -> BTreeMap<u32, 
         }
         owner_of.insert(u32::MAX - t.def().page, name.clone());
         // the LVAL pages its long-value columns' usage maps list
-        let chain = jet_storage::tdef::read_chain(&src, t.def().page).unwrap();
+        let chain = jet_storage::schema::tdef::read_chain(&src, t.def().page).unwrap();
         let extra = jet_storage::write::tdef::parse_extra(t.def(), &chain, db.version());
         for (_, owned, _) in extra.lval_maps {
-            for p in jet_storage::usage_map::read_pages(&src, db.version().layout(), owned).unwrap()
+            for p in jet_storage::read::usage_map::read_pages(&src, db.version().layout(), owned)
+                .unwrap()
             {
                 owner_of.insert(p, format!("{name} (long values)"));
             }

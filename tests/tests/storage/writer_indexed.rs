@@ -7,9 +7,9 @@
 use arrow_array::{
     ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray, TimestampMicrosecondArray,
 };
-use jet_storage::image::MemImage;
 use jet_storage::index::Bookmark;
-use jet_storage::tdef::Direction;
+use jet_storage::page::image::MemImage;
+use jet_storage::schema::tdef::Direction;
 use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, Writer, new_database};
 use jet_storage::{Database, JetType, JetVersion, OpenOptions};
 use jet_tests::agree::check_index_agreement;

@@ -19,11 +19,12 @@
 //!   column, character and input row, and the file stays byte-identical.
 
 use arrow_array::{ArrayRef, BinaryArray, Int32Array, RecordBatch, StringArray};
-use jet_storage::image::MemImage;
+use jet_storage::error::WResult;
+use jet_storage::format::OwnedField;
 use jet_storage::index::{Bookmark, Direction};
 use jet_storage::page::MemPageSource;
-use jet_storage::scan::OwnedField;
-use jet_storage::write::{WResult, Writer};
+use jet_storage::page::image::MemImage;
+use jet_storage::write::Writer;
 use jet_storage::{Database, JetVersion, OpenOptions, ScanOptions, Transaction};
 use jet_tests::agree::{assert_mdb_export_equals_scan, consistency};
 use jet_tests::crash::{RecordingImage, consistency_of_image, crash_check};
@@ -73,9 +74,9 @@ fn rows_access_97_wrote_assemble_to_the_same_bytes() {
                 .unwrap_or(0)
                 .max(usize::from(def.max_cols));
             for bm in t.bookmarks().unwrap() {
-                let page = jet_storage::data_page::DataPage::read(&src, l, bm.page).unwrap();
+                let page = jet_storage::read::data_page::DataPage::read(&src, l, bm.page).unwrap();
                 let (p, range) =
-                    jet_storage::data_page::resolve_row(&src, l, &page, usize::from(bm.row))
+                    jet_storage::read::data_page::resolve_row(&src, l, &page, usize::from(bm.row))
                         .unwrap()
                         .unwrap();
                 let stored = &p.bytes[range];

@@ -10,7 +10,7 @@
 use arrow_array::{
     ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray, TimestampMicrosecondArray,
 };
-use jet_storage::image::MemImage;
+use jet_storage::page::image::MemImage;
 use jet_storage::write::{ColumnSpec, TableSpec, Writer, new_database};
 use jet_storage::{Database, JetType, JetVersion};
 use jet_tests::agree::{assert_mdb_export_equals_scan, our_rows};

@@ -11,7 +11,7 @@ use arrow_array::{
     Array, ArrayRef, BinaryArray, BooleanArray, Decimal128Array, Float32Array, Float64Array,
     Int16Array, Int32Array, RecordBatch, StringArray, TimestampMicrosecondArray, UInt8Array,
 };
-use jet_storage::image::MemImage;
+use jet_storage::page::image::MemImage;
 use jet_storage::write::{ColumnSpec, TableSpec, Writer, new_database};
 use jet_storage::{Database, JetType, JetVersion, ScanOptions};
 use proptest::prelude::*;
@@ -193,7 +193,7 @@ fn column_values(k: &Kind, n: usize) -> BoxedStrategy<ArrayRef> {
                     .map(|g| {
                         g.map(|b| {
                             let mut s = String::new();
-                            jet_storage::values::format_guid(&b, &mut s);
+                            jet_storage::format::values::format_guid(&b, &mut s);
                             s
                         })
                     })

@@ -11,8 +11,9 @@ use arrow_array::types::{
     Decimal128Type, Float64Type, Int32Type, TimestampMicrosecondType, UInt8Type,
 };
 use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
-use jet_storage::image::MemImage;
-use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, WriteError, Writer, new_database};
+use jet_storage::error::WriteError;
+use jet_storage::page::image::MemImage;
+use jet_storage::write::{ColumnSpec, IndexSpec, TableSpec, Writer, new_database};
 use jet_storage::{Database, Error, JetType, JetVersion, ScanOptions};
 use std::sync::Arc;
 

@@ -63,7 +63,7 @@ fn maps_are_exact(bytes: &[u8], v: JetVersion) {
         }
     }
     let read = |ptr: u32| -> BTreeSet<u32> {
-        jet_storage::usage_map::read_pages(&src, l, ptr)
+        jet_storage::read::usage_map::read_pages(&src, l, ptr)
             .unwrap()
             .into_iter()
             .collect()
@@ -82,7 +82,7 @@ fn maps_are_exact(bytes: &[u8], v: JetVersion) {
         "{v:?}: free-space map"
     );
     assert!(!lval.is_empty(), "{v:?}: the memo column has LVAL pages");
-    let chain = jet_storage::tdef::read_chain(&src, def.page).unwrap();
+    let chain = jet_storage::schema::tdef::read_chain(&src, def.page).unwrap();
     let extra = jet_storage::write::tdef::parse_extra(def, &chain, v);
     let [(_, owned, free)] = extra.lval_maps.as_slice() else {
         panic!("{v:?}: one long-value column, {:?}", extra.lval_maps)

@@ -7,7 +7,7 @@ use chrono::{Datelike, NaiveDate};
 
 /// Days since 1970-01-01 of engine microseconds (floor).
 pub fn day_number(us: i64) -> i64 {
-    us.div_euclid(super::value::DAY_US)
+    us.div_euclid(super::serial::DAY_US)
 }
 
 /// The weekday of a day number, 1 = Sunday … 7 = Saturday.

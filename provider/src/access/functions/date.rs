@@ -9,9 +9,10 @@
 use super::calendar::{
     FirstWeek, Interval, add_months, day_number, first_day_arg, week_of_year, weekday_from,
 };
+use super::serial::{DAY_US, SERIAL_EPOCH_DAYS, from_naive};
 use super::types;
 use super::udf::{AccessScalar, Call, NULL_ANY};
-use super::value::{DAY_US, SERIAL_EPOCH_DAYS, Value, check_date, date_micros, from_naive, naive};
+use super::value::{Value, check_date, date_micros, naive};
 use chrono::{Datelike, Local, NaiveDate, Timelike};
 use datafusion::error::Result;
 

@@ -235,7 +235,7 @@ pub fn long_date(dt: &NaiveDateTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::access::functions::value::from_naive;
+    use crate::access::functions::serial::from_naive;
     use chrono::NaiveDate;
 
     fn at(y: i32, m: u32, d: u32, h: u32, n: u32, s: u32) -> i64 {

@@ -12,9 +12,7 @@ use datafusion::logical_expr::{
 };
 use std::sync::Arc;
 
-/// Name of [`TextFold`] in plans (the pushdown rules own it: they seek
-/// through it).
-pub use crate::scan::pushdown::TEXT_FOLD;
+use crate::scan::pushdown::TEXT_FOLD;
 
 /// The comparison key of Access text: ASCII letters lower-cased, trailing
 /// spaces removed. Jet's text index keys ignore case and trailing spaces

@@ -11,6 +11,11 @@
 //! holds Microsoft's list of Access functions by category and what
 //! jetsql does with each.
 //!
+//! Exports: one module per family ([`text`], [`convert`], [`math`], [`date`],
+//! [`format`](mod@format), [`financial`], …) and [`register`], [`scalar_functions`],
+//! [`aggregate_functions`], [`access_scalar`], [`access_aggregate`],
+//! [`is_access_scalar`] and [`is_access_aggregate`].
+//!
 //! Each function is registered under its Access name in lower case
 //! (`iif`, `mid`, `datediff`), `$` variants as aliases (`left$`). They
 //! are meant for the session that runs Access-dialect statements, where
@@ -118,7 +123,7 @@ pub fn is_access_scalar(f: &ScalarUDF) -> bool {
 /// against `limit` bytes like the shell's: the function
 /// [`is_access_scalar`] named in a plan.
 pub fn access_scalar(name: &str, limit: u64) -> Option<Arc<ScalarUDF>> {
-    if name == fold::TEXT_FOLD {
+    if name == crate::scan::pushdown::TEXT_FOLD {
         return Some(fold::text_fold_udf());
     }
     scalar_functions()
@@ -204,7 +209,7 @@ mod registry_tests {
         for f in datafusion::functions_aggregate::all_default_aggregate_functions() {
             assert!(!is_access_aggregate(&f), "{}", f.name());
         }
-        let fold = access_scalar(fold::TEXT_FOLD, 1).unwrap();
+        let fold = access_scalar(crate::scan::pushdown::TEXT_FOLD, 1).unwrap();
         assert!(is_access_scalar(&fold));
         assert!(access_scalar("no_such_function", 1).is_none());
     }

@@ -8,7 +8,7 @@
 //! reached through [`micros_to_serial`] and [`serial_to_micros`].
 
 use super::parse;
-pub use super::serial::{DAY_US, SERIAL_EPOCH_DAYS, from_naive};
+use super::serial::{DAY_US, SERIAL_EPOCH_DAYS, from_naive};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Timelike};
 use datafusion::error::{DataFusionError, Result};
 

@@ -1,6 +1,10 @@
 //! Index key encoders: a column value, as the row stores it, to the bytes
 //! Access writes into index entries.
 //!
+//! Exports: module [`text`] (text keys); [`encode_key`], [`encode_column`],
+//! [`KeyValue`], [`first_column_bounds`], [`seek_fidelity`], [`SeekFidelity`]
+//! and [`text_collation`].
+//!
 //! Each key column contributes a flag byte (`7F` ascending / `80`
 //! descending for a value; `00` / `FF` for NULL) and then the value:
 //! integers big-endian with the sign bit flipped; floating point (and
@@ -20,12 +24,10 @@
 mod seek_bounds;
 pub mod text;
 
-pub use crate::error::KeyError;
-pub use text::TextCollation;
-
-use crate::format::{JetVersion, OwnedField};
-use crate::tdef::{Column, Direction};
-use crate::types::JetType;
+use crate::error::KeyError;
+use crate::format::types::JetType;
+use crate::format::{JetVersion, OwnedField, TextCollation};
+use crate::schema::tdef::{Column, Direction};
 
 const ASC_START: u8 = 0x7F;
 const ASC_NULL: u8 = 0x00;
@@ -255,7 +257,7 @@ fn text_units(raw: &[u8], version: JetVersion) -> Vec<u16> {
         raw.iter().map(|&b| u16::from(b)).collect()
     } else {
         let mut s = String::new();
-        crate::text::decode_ucs2(raw, &mut s);
+        crate::format::text::decode_ucs2(raw, &mut s);
         s.encode_utf16().collect()
     }
 }
@@ -357,7 +359,7 @@ pub enum KeyValue {
 }
 
 impl KeyValue {
-    /// The value at `row` of an Arrow array of a type [`crate::types::JetType::arrow_type`] produces;
+    /// The value at `row` of an Arrow array of a type [`crate::format::types::JetType::arrow_type`] produces;
     /// `None` for types that have no key form here.
     pub fn from_array(a: &dyn arrow_array::Array, row: usize) -> Option<KeyValue> {
         use arrow_array::cast::AsArray;

@@ -11,11 +11,11 @@
 //! admits. A bound beyond every storable value makes its side unbounded or
 //! the whole range empty.
 
-use super::{KeyError, KeyValue, encode_column, seek_fidelity};
-use crate::format::JetVersion;
-use crate::format::OwnedField;
-use crate::tdef::{Column, Direction};
-use crate::types::JetType;
+use super::{KeyValue, encode_column, seek_fidelity};
+use crate::error::KeyError;
+use crate::format::types::JetType;
+use crate::format::{JetVersion, OwnedField};
+use crate::schema::tdef::{Column, Direction};
 use std::ops::Bound;
 
 const MICROS_PER_DAY: i64 = 86_400_000_000;

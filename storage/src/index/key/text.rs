@@ -24,7 +24,7 @@
 //! rules but have no corpus key to confirm them. Characters outside the
 //! tables below (Latin-1 symbols in Legacy / General, everything above
 //! U+00FF there except surrogates) are refused
-//! ([`super::KeyError::UnknownChar`]); no key is ever guessed.
+//! ([`KeyError::UnknownChar`](crate::error::KeyError::UnknownChar)); no key is ever guessed.
 //!
 //! All three collations are case-insensitive in their primary codes (upper
 //! and lower case letters share a code and no case information is kept), and
@@ -32,7 +32,7 @@
 //! therefore finds a *superset* of the rows whose value equals the literal
 //! byte for byte, and key order is not Arrow's (binary) order.
 
-pub use crate::format::TextCollation;
+use crate::format::TextCollation;
 
 /// The sort order id of "General" (US English locale id).
 pub const GENERAL_SORT_ORDER: u16 = 1033;

@@ -8,8 +8,8 @@ use super::node::{
 use super::tree::Tree;
 use super::{IndexPages, IndexWriteError};
 use crate::format::Layout;
-use crate::image::PageStore;
 use crate::index::Bookmark;
+use crate::page::image::PageStore;
 use jet_kernels::index_entry::compare_entries;
 use jet_kernels::index_page::common_prefix_len;
 use std::cmp::Ordering;

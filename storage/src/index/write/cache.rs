@@ -6,8 +6,8 @@
 use super::IndexWriteError;
 use super::node::{Item, Key, Node, encode};
 use crate::format::Layout;
-use crate::image::PageStore;
 use crate::index::{Bookmark, visit_index_page};
+use crate::page::image::PageStore;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 

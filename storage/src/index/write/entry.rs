@@ -8,8 +8,8 @@ use super::node::{Item, Key, admit};
 use super::tree::Tree;
 use super::{IndexPages, IndexWriteError};
 use crate::format::Layout;
-use crate::image::PageStore;
 use crate::index::Bookmark;
+use crate::page::image::PageStore;
 use std::cmp::Ordering;
 
 impl NodeCache {

@@ -1,6 +1,10 @@
 //! Index maintenance: keeps a real index's B-tree exact when the writer
 //! inserts or deletes rows, and builds whole indexes bottom-up.
 //!
+//! Exports: [`insert_entry`], [`delete_entry`], [`key_exists`],
+//! [`build_index`], [`NodeCache`], [`entry_area_len`], [`IndexPages`] and
+//! [`IndexWriteError`].
+//!
 //! Page format (the reader, [`crate::index`], decodes it): a header (page
 //! type 0x04 leaf / 0x03 node, a constant 0x01, the free space as u16 at 2,
 //! the owning TDEF page at 4, prev / next / tail page pointers, the shared

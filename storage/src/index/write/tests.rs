@@ -1,7 +1,7 @@
 use super::*;
 use crate::format::{JetVersion, Layout};
-use crate::image::PageStore;
 use crate::index::{Bookmark, Direction, IndexReader, KeyMatch, read_index_page};
+use crate::page::image::PageStore;
 use crate::page::{MemPageSource, Page, PageSource};
 use std::collections::BTreeSet;
 use std::ops::Bound;

@@ -8,8 +8,8 @@ use super::cache::{Cached, Dirt, Loader, NodeCache, write_back};
 use super::node::{Item, Node, entry_area_len, fits, fits_items, summary, written, written_len};
 use super::{IndexPages, IndexWriteError};
 use crate::format::Layout;
-use crate::image::PageStore;
 use crate::index::Bookmark;
+use crate::page::image::PageStore;
 
 /// Changes to one index through a [`NodeCache`].
 pub(super) struct Tree<'s> {

@@ -8,9 +8,8 @@
 //! whose every length and count is within bounds, or an [`InfoError`].
 
 use super::info::{InfoError, MAX_SPIN_COUNT};
-use super::primitives::{
-    AES_BLOCK, HashAlgorithm, aes_cbc_decrypt, aes_cbc_encrypt, fix_len, same_bytes,
-};
+use super::primitives::{AES_BLOCK, aes_cbc_decrypt, aes_cbc_encrypt, fix_len, same_bytes};
+use crate::format::HashAlgorithm;
 use base64::Engine as _;
 
 /// The URI of the password key encryptor.

@@ -2,6 +2,11 @@
 //! announces, checking the password before any page is decoded, and the
 //! page cipher layer under the page sources.
 //!
+//! Exports: modules [`agile`], [`info`] and [`rc4_cryptoapi`]; [`Password`],
+//! [`PageCipher`], [`CipherPageSource`], [`Unlocked`], [`HeaderFacts`] and
+//! [`unlock`]. The other schemes (`msisam.rs`, `standard.rs`,
+//! `jet_password.rs`) and `primitives.rs` are the crate's own.
+//!
 //! Schemes (see the submodules): Jet3/Jet4 RC4 *encoding* (no password)
 //! and the Jet database password (a masked header field, not a cipher: it
 //! is checked when one is given, and reported by [`Protection::password`],
@@ -14,17 +19,15 @@
 
 pub mod agile;
 pub mod info;
-pub mod jet_password;
-pub mod msisam;
-pub mod primitives;
+pub(crate) mod jet_password;
+mod msisam;
+mod primitives;
 pub mod rc4_cryptoapi;
-pub mod standard;
+mod standard;
 
 use crate::error::{CryptError, FormatError};
-use crate::format::JetVersion;
-pub use crate::format::{CipherAlgorithm, Protection, Scheme};
+use crate::format::{CipherAlgorithm, HashAlgorithm, JetVersion, Protection, Scheme};
 use crate::page::{Page, PageSource};
-pub use primitives::HashAlgorithm;
 use std::sync::Arc;
 
 /// A password given to open a database. Its `Debug` output never shows

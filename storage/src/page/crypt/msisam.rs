@@ -14,7 +14,8 @@
 //! Offsets are in page 0 with its masked region decoded.
 
 use super::jet_password::{CREATION_DATE_OFFSET, PASSWORD_OFFSET, date_mask};
-use super::primitives::{HashAlgorithm, rc4_keystream, same_bytes};
+use super::primitives::{rc4_keystream, same_bytes};
+use crate::format::HashAlgorithm;
 
 /// The last encrypted page of an MSISAM file.
 pub const LAST_ENCRYPTED_PAGE: u32 = 14;

@@ -7,7 +7,7 @@
 use aes::cipher::{BlockDecryptMut, BlockEncryptMut, KeyInit, KeyIvInit};
 use sha2::Digest;
 
-pub use crate::format::HashAlgorithm;
+use crate::format::HashAlgorithm;
 
 impl HashAlgorithm {
     /// The algorithm an Agile descriptor names (`SHA1`, `SHA512`, …); `None`

@@ -5,7 +5,8 @@
 //! `encoding_key XOR n`; the verifier is checked with block 0.
 
 use super::info::BinaryInfo;
-use super::primitives::{HashAlgorithm, rc4_keystream, same_bytes};
+use super::primitives::{rc4_keystream, same_bytes};
+use crate::format::HashAlgorithm;
 
 /// Which of the two RC4 schemes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,8 @@
 //! number `encoding_key XOR n`.
 
 use super::info::BinaryInfo;
-use super::primitives::{HashAlgorithm, aes_ecb_decrypt, aes_ecb_encrypt, same_bytes};
+use super::primitives::{aes_ecb_decrypt, aes_ecb_encrypt, same_bytes};
+use crate::format::HashAlgorithm;
 
 /// An AES-ECB page cipher whose password was verified.
 pub struct AesEcb {

@@ -21,9 +21,9 @@
 
 use super::values::{binary_at, distinct, micros_at};
 use super::{ComplexColumn, ComplexKind, ComplexValues, int_at, text_at};
-use crate::database::Database;
 use crate::error::{ComplexError, Result};
 use crate::index::Bookmark;
+use crate::read::database::Database;
 use arrow_array::builder::{
     Int32Builder, LargeBinaryBuilder, StringBuilder, TimestampMicrosecondBuilder,
 };

@@ -1,12 +1,17 @@
 //! Complex columns of ACCDB files: attachments, multi-value lists and the
 //! version history of append-only memos.
 //!
+//! Exports: [`ComplexColumn`], [`ComplexKind`], [`ComplexValues`],
+//! [`Attachment`], [`Version`], [`ListExpander`], [`list_schema`],
+//! [`hidden_tables`] and the attachment codec ([`encode_file_data`],
+//! [`decode_file_data`], [`file_type_of`]).
+//!
 //! A complex column (type 0x12) stores one 32-bit *complex id* per row; its
 //! values live in hidden tables, which [`Database::complex_columns`] finds:
 //!
 //! * `MSysComplexColumns` has one row per complex column: `ColumnName`,
 //!   `ComplexID` (also stored at offset 11 of the column's TDEF
-//!   descriptor, see [`crate::tdef::Column::complex_id`]),
+//!   descriptor, see [`crate::schema::tdef::Column::complex_id`]),
 //!   `ConceptualTableID` (the owning table's object id, whose
 //!   low 24 bits are its TDEF page), `ComplexTypeObjectID` (a template
 //!   table `MSysComplexType_*`) and `FlatTableID` (the hidden flat table,
@@ -47,12 +52,13 @@ pub use lists::{
 };
 pub use values::{Attachment, ComplexValues, Version};
 
-use crate::catalog::ObjectKind;
-use crate::database::{Database, Table};
 use crate::error::{ComplexError, Error, Result};
-use crate::scan::ScanOptions;
-use crate::tdef::Column;
-use crate::types::JetType;
+use crate::format::types::JetType;
+use crate::read::database::Database;
+use crate::read::scan::ScanOptions;
+use crate::read::table::Table;
+use crate::schema::catalog::ObjectKind;
+use crate::schema::tdef::Column;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
 use arrow_array::{Array, ArrayRef};

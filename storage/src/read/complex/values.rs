@@ -3,10 +3,12 @@
 //! ([`Database::complex_values`] makes one).
 
 use super::{ComplexColumn, ComplexKind, int_at, text_at};
-use crate::database::{Database, Table};
 use crate::error::{ComplexError, Error, Result};
+use crate::format::OwnedField;
 use crate::index::Bookmark;
-use crate::scan::{OwnedField, ScanOptions};
+use crate::read::database::Database;
+use crate::read::scan::ScanOptions;
+use crate::read::table::Table;
 use arrow_array::cast::AsArray;
 use arrow_array::types::TimestampMicrosecondType;
 use arrow_array::{Array, ArrayRef};

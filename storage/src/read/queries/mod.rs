@@ -1,6 +1,9 @@
 //! Saved queries: the rows of the system table `MSysQueries`, joined to
 //! their names in `MSysObjects`, rebuilt into Access SQL text.
 //!
+//! Exports: [`SavedQuery`], [`QueryKind`], [`QueryRow`], [`rebuild`] and
+//! [`MAX_JOINS`].
+//!
 //! Access does not store a saved query's text. It stores the query as
 //! attribute rows in `MSysQueries` (one row per table, output column, join,
 //! ordering, …, all keyed by the query's object id), and rebuilds the text
@@ -40,11 +43,10 @@ mod quote;
 mod rows;
 mod sql;
 
-use crate::catalog::ObjectKind;
-use crate::database::Database;
-use crate::error::{Error, Result};
+use crate::error::{Error, QueryError, Result};
+use crate::read::database::Database;
+use crate::schema::catalog::ObjectKind;
 
-pub use crate::error::QueryError;
 pub use joins::MAX_JOINS;
 pub use kind::QueryKind;
 pub use rows::QueryRow;

@@ -1,9 +1,9 @@
 //! Reading `MSysQueries` into [`QueryRow`]s grouped by query object id:
 //! the row type the rebuild reads, and the table read into it.
 
-use crate::database::Database;
 use crate::error::{Error, Result, SchemaError};
-use crate::scan::ScanOptions;
+use crate::read::database::Database;
+use crate::read::scan::ScanOptions;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type,

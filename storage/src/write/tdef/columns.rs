@@ -19,15 +19,12 @@
 //! table", and tests that a count too small for a row's offset table is
 //! corrupt), so a drop keeps it.
 
-use super::encode::{TdefFormat, column_entry, name_bytes};
+use super::encode::{TdefFormat, column_entry, name_bytes, type_byte};
 use super::splice::{pointer_offsets, stated_len};
 use crate::error::{WResult, WriteError};
 use crate::format::JetVersion;
-use crate::tdef::{Column, TableDef};
-use crate::types::JetType;
-
-// The TDEF type byte of a type, at its old path (the encoder owns it).
-pub use super::encode::type_byte;
+use crate::format::types::JetType;
+use crate::schema::tdef::{Column, TableDef};
 
 /// Offsets of the column section of a definition.
 struct Columns {
@@ -255,7 +252,7 @@ fn finish(f: TdefFormat, table: &str, mut b: Vec<u8>, new: &TableDef) -> WResult
     put16(&mut b, l.tdef_num_cols, new.columns.len() as u16);
     let len = b.len() as u32;
     b[8..12].copy_from_slice(&len.to_le_bytes());
-    let back = crate::tdef::parse(version, new.page, &b, table, f.encoding)
+    let back = crate::schema::tdef::parse(version, new.page, &b, table, f.encoding)
         .map_err(|e| WriteError::from(crate::Error::from(e)))?;
     let stored = |c: &Column| {
         (

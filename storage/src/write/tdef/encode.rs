@@ -22,9 +22,9 @@
 
 use super::spec::{MAGIC_INDEX, MAGIC_TABLE, MAX_INDEX_COLUMNS, SORT_GENERAL, TdefExtra};
 use crate::error::{WResult, WriteError};
+use crate::format::types::JetType;
 use crate::format::{JetVersion, page_type};
-use crate::tdef::{Column, Direction, IndexKind, LogicalIndex, RealIndex, TableDef};
-use crate::types::JetType;
+use crate::schema::tdef::{Column, Direction, IndexKind, LogicalIndex, RealIndex, TableDef};
 use encoding_rs::Encoding;
 
 /// The two bytes after the page type of a Jet3 TDEF page (`VC`).
@@ -214,8 +214,8 @@ pub(crate) fn column_entry(b: &mut Vec<u8>, c: &Column, f: TdefFormat) -> WResul
 }
 
 /// Encodes the definition bytes of `def` in `f`'s layout: the whole chain
-/// content, first page header included, as [`crate::tdef::read_chain`]
-/// returns it. [`crate::tdef::parse`] of the result gives back `def`'s
+/// content, first page header included, as [`crate::schema::tdef::read_chain`]
+/// returns it. [`crate::schema::tdef::parse`] of the result gives back `def`'s
 /// columns and indexes.
 pub fn encode(f: TdefFormat, def: &TableDef, extra: &TdefExtra) -> WResult<Vec<u8>> {
     let version = f.version;

@@ -5,8 +5,8 @@ use super::spec::{
     INDEX_IGNORE_NULLS, INDEX_REQUIRED, INDEX_UNIQUE, IndexSpec, MAX_INDEX_COLUMNS, bad, check_name,
 };
 use crate::error::WResult;
-use crate::tdef::{IndexKind, LogicalIndex, RealIndex, TableDef};
-use crate::types::JetType;
+use crate::format::types::JetType;
+use crate::schema::tdef::{IndexKind, LogicalIndex, RealIndex, TableDef};
 
 /// Most logical indexes a table holds (Access's limit).
 pub const MAX_INDEXES: usize = 32;

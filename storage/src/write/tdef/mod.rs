@@ -3,18 +3,23 @@
 //! offsets, variable indexes, real and logical indexes), the TDEF chain
 //! written and its counters patched.
 //!
+//! Exports: the specs ([`TableSpec`], [`ColumnSpec`], [`IndexSpec`],
+//! [`TdefExtra`]) and flag constants ([`INDEX_UNIQUE`], [`INDEX_IGNORE_NULLS`],
+//! [`INDEX_REQUIRED`], …), [`layout`], [`encode()`], [`TdefFormat`],
+//! [`parse_extra`], [`write_chain`], [`patch_counters`] and [`check_name`].
+//!
 //! The parts, whose imports point one way (what several of them need is in
-//! [`spec`]: the specs, constants and name rules): [`encode`](mod@encode)
-//! (a whole definition's bytes), [`index_def`] (index declarations checked
-//! and added), [`splice`] (index descriptors added to and cut from a stored
-//! definition, and where its page pointers are) and [`columns`] (column
+//! `spec.rs`: the specs, constants and name rules): `encode.rs` (a whole
+//! definition's bytes), `index_def.rs` (index declarations checked and
+//! added), `splice.rs` (index descriptors added to and cut from a stored
+//! definition, and where its page pointers are) and `columns.rs` (column
 //! descriptors of a stored definition changed in place).
 
-pub mod columns;
-pub mod encode;
-pub mod index_def;
-pub mod spec;
-pub mod splice;
+pub(crate) mod columns;
+mod encode;
+pub(crate) mod index_def;
+mod spec;
+pub(crate) mod splice;
 
 pub use encode::{TdefFormat, encode, logical_index_entry, name_bytes, real_index_entry};
 pub use spec::{
@@ -24,13 +29,13 @@ pub use spec::{
 };
 
 use crate::error::{WResult, WriteError};
+use crate::format::types::JetType;
 use crate::format::{JetVersion, page_type};
-use crate::image::PageStore;
-use crate::tdef::{
+use crate::page::image::PageStore;
+use crate::schema::tdef::{
     COL_AUTO_GUID, COL_AUTO_LONG, COL_FIXED, COL_HYPERLINK, Column, EXT_COMPRESSED_UNICODE,
     TableDef,
 };
-use crate::types::JetType;
 use crate::write::overlay::PageOverlay;
 use spec::bad;
 
@@ -394,7 +399,7 @@ pub fn patch_counters(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tdef::Direction;
+    use crate::schema::tdef::Direction;
 
     /// A Complex column's id (all four bytes at descriptor offset 11)
     /// survives encode and parse, as compaction needs.
@@ -410,8 +415,9 @@ mod tests {
             &TdefExtra::default(),
         )
         .unwrap();
-        let back = crate::tdef::parse(JetVersion::Jet4, 9, &bytes, "T", encoding_rs::WINDOWS_1252)
-            .unwrap();
+        let back =
+            crate::schema::tdef::parse(JetVersion::Jet4, 9, &bytes, "T", encoding_rs::WINDOWS_1252)
+                .unwrap();
         assert_eq!(back.columns[0].complex_id, Some(0x0102_0304));
         assert_eq!(back.columns[0].jet_type, JetType::Complex);
     }
@@ -445,8 +451,9 @@ mod tests {
             lval_maps: vec![(3, (10 << 8) | 4, (10 << 8) | 5)],
         };
         let bytes = encode(TdefFormat::unicode(JetVersion::Jet4), &def, &extra).unwrap();
-        let back = crate::tdef::parse(JetVersion::Jet4, 9, &bytes, "T", encoding_rs::WINDOWS_1252)
-            .unwrap();
+        let back =
+            crate::schema::tdef::parse(JetVersion::Jet4, 9, &bytes, "T", encoding_rs::WINDOWS_1252)
+                .unwrap();
         assert_eq!(back.columns, def.columns);
         assert_eq!(back.real_indexes, def.real_indexes);
         assert_eq!(back.indexes, def.indexes);

@@ -6,8 +6,8 @@
 //! Access's name rules ([`check_name`]).
 
 use crate::error::{WResult, WriteError};
-use crate::tdef::Direction;
-use crate::types::JetType;
+use crate::format::types::JetType;
+use crate::schema::tdef::Direction;
 
 /// Constant found in TDEF headers, column and logical-index definitions.
 pub const MAGIC_TABLE: u32 = 1625;

@@ -18,7 +18,7 @@
 use super::encode::{TdefFormat, logical_index_entry, name_bytes, real_index_entry};
 use crate::error::{WResult, WriteError};
 use crate::format::JetVersion;
-use crate::tdef::TableDef;
+use crate::schema::tdef::TableDef;
 
 /// Section boundaries of a definition, as offsets into its bytes.
 struct Sections {
@@ -187,7 +187,7 @@ fn finish(f: TdefFormat, table: &str, mut b: Vec<u8>, new: &TableDef) -> WResult
     put_u32(&mut b, l.tdef_num_real_idx, new.real_indexes.len() as u32);
     let len = b.len() as u32;
     put_u32(&mut b, 8, len);
-    let back = crate::tdef::parse(version, new.page, &b, table, f.encoding)
+    let back = crate::schema::tdef::parse(version, new.page, &b, table, f.encoding)
         .map_err(|e| WriteError::from(crate::Error::from(e)))?;
     let same_columns =
         back.columns.len() == new.columns.len()
@@ -203,7 +203,7 @@ fn finish(f: TdefFormat, table: &str, mut b: Vec<u8>, new: &TableDef) -> WResult
 }
 
 /// Where the page pointers of a definition (any version) are, as offsets into
-/// its chain bytes (as [`crate::tdef::read_chain`] returns them).
+/// its chain bytes (as [`crate::schema::tdef::read_chain`] returns them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TdefPointers {
     /// The row count (u32).

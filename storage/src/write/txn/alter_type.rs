@@ -22,13 +22,12 @@
 
 use super::columns::Located;
 use super::{Entry, Transaction};
-use crate::format::JetVersion;
+use crate::error::{WResult, WriteError};
+use crate::format::types::JetType;
+use crate::format::{JetVersion, OwnedField};
 use crate::index::Bookmark;
-use crate::scan::OwnedField;
-use crate::tdef::TableDef;
-use crate::types::JetType;
-use crate::write::tdef as wtdef;
-use crate::write::{WResult, WriteError, data_page, row};
+use crate::schema::tdef::TableDef;
+use crate::write::{data_page, row, tdef as wtdef};
 
 /// Whether `from` widens to `to` without changing any value.
 fn numeric_widening(version: JetVersion, from: JetType, to: JetType) -> bool {
@@ -139,12 +138,12 @@ impl Transaction<'_> {
                 .columns
                 .iter()
                 .filter(|o| o.col_num != col.col_num && o.is_fixed())
-                .map(|o| o.fixed_offset + crate::scan::fixed_len(o) as u16)
+                .map(|o| o.fixed_offset + crate::read::row::fixed_len(o) as u16)
                 .max()
                 .unwrap_or(0);
             wtdef::set_sort_or_precision(c, 0, 0);
         }
-        let chain = crate::tdef::read_chain(&self.ov, def.page)?;
+        let chain = crate::schema::tdef::read_chain(&self.ov, def.page)?;
         let bytes = wtdef::columns::with_changed_column(
             self.tdef_format(),
             &table,
@@ -246,7 +245,7 @@ impl Transaction<'_> {
             if !ri.key.iter().any(|(k, _)| *k == col_num) {
                 continue;
             }
-            if li.kind == crate::tdef::IndexKind::ForeignKey {
+            if li.kind == crate::schema::tdef::IndexKind::ForeignKey {
                 return Err(format!("index {:?} belongs to a relationship", li.name));
             }
             match self.referencing_table(def.page, li.number) {

@@ -20,12 +20,12 @@
 //! checks (`relations`) are shown by [`show`].
 
 use super::Transaction;
+use crate::error::{WResult, WriteError};
+use crate::format::OwnedField;
+use crate::format::types::JetType;
 use crate::index::Bookmark;
 use crate::index::key::encode_key;
-use crate::scan::OwnedField;
-use crate::tdef::{RealIndex, TableDef};
-use crate::types::JetType;
-use crate::write::{WResult, WriteError};
+use crate::schema::tdef::{RealIndex, TableDef};
 
 /// What a referential action does to the referencing rows.
 #[derive(Debug, Clone)]
@@ -196,8 +196,8 @@ pub(super) fn show(
         JetType::Text | JetType::Memo => {
             let mut s = String::new();
             match jet3 {
-                Some(enc) => crate::text::decode_codepage(b, enc, &mut s),
-                None => crate::text::decode_ucs2(b, &mut s),
+                Some(enc) => crate::format::text::decode_codepage(b, enc, &mut s),
+                None => crate::format::text::decode_ucs2(b, &mut s),
             }
             Some(format!("{s:?}"))
         }

@@ -18,13 +18,13 @@
 
 use super::Transaction;
 use super::rename::names_word;
-use crate::props::PropertyMaps;
-use crate::scan::OwnedField;
-use crate::tdef::TableDef;
-use crate::types::JetType;
+use crate::error::{WResult, WriteError};
+use crate::format::OwnedField;
+use crate::format::types::JetType;
+use crate::schema::props::PropertyMaps;
+use crate::schema::tdef::TableDef;
 use crate::write::row::Cell;
 use crate::write::tdef as wtdef;
-use crate::write::{WResult, WriteError};
 
 /// A column located for a schema change.
 pub(super) struct Located {
@@ -83,7 +83,7 @@ impl Transaction<'_> {
         self.refuse_named_column(&table, &col.name, "dropping")?;
         let mut new = def.clone();
         new.columns.remove(pos);
-        let chain = crate::tdef::read_chain(&self.ov, def.page)?;
+        let chain = crate::schema::tdef::read_chain(&self.ov, def.page)?;
         let bytes = wtdef::columns::with_dropped_column(
             self.tdef_format(),
             &table,
@@ -150,7 +150,7 @@ impl Transaction<'_> {
         }
         let mut next = def.clone();
         next.columns[pos].name = new.to_string();
-        let chain = crate::tdef::read_chain(&self.ov, def.page)?;
+        let chain = crate::schema::tdef::read_chain(&self.ov, def.page)?;
         let bytes = wtdef::columns::with_renamed_column(
             self.tdef_format(),
             &table,

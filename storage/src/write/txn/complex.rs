@@ -5,7 +5,7 @@
 //! journal makes the whole change atomic).
 //!
 //! * A new row of a table with complex columns takes the table's next
-//!   complex id (the TDEF counter, see [`crate::tdef::TableDef`]), shared
+//!   complex id (the TDEF counter, see [`crate::schema::tdef::TableDef`]), shared
 //!   by all its complex columns; each value becomes a flat-table row
 //!   holding the value and the id (its own auto-number id assigned).
 //! * Setting a complex column replaces its values: the flat rows with the
@@ -19,14 +19,14 @@
 //! column) is refused naming table and column.
 
 use super::Transaction;
-use crate::complex::{ComplexColumn, ComplexKind, encode_file_data, hidden_tables};
+use crate::error::{WResult, WriteError};
+use crate::format::OwnedField;
+use crate::format::types::JetType;
 use crate::index::Bookmark;
-use crate::scan::OwnedField;
-use crate::tdef::TableDef;
-use crate::types::JetType;
+use crate::read::complex::{ComplexColumn, ComplexKind, encode_file_data, hidden_tables};
+use crate::schema::tdef::TableDef;
 use crate::write::complex::{NewAttachment, NewValue, not_written, values_at};
 use crate::write::row::Cell;
-use crate::write::{WResult, WriteError};
 use arrow_array::RecordBatch;
 use std::collections::HashSet;
 

@@ -3,14 +3,14 @@
 //! definitions, and rows copied as stored fields.
 
 use super::{MapPages, TableState, Transaction, pad_row};
-use crate::format::JetVersion;
+use crate::error::{WResult, WriteError};
+use crate::format::{JetVersion, OwnedField};
 use crate::index::Bookmark;
-use crate::scan::OwnedField;
-use crate::tdef::TableDef;
+use crate::schema::tdef::TableDef;
 use crate::write::lval::LvalTarget;
 use crate::write::overlay::PageOverlay;
 use crate::write::tdef::TdefExtra;
-use crate::write::{WResult, WriteError, data_page, row};
+use crate::write::{data_page, row};
 use std::collections::HashMap;
 
 /// A transaction writing into `ov` with an empty catalog and no index

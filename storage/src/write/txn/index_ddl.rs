@@ -21,15 +21,16 @@
 //! drops them).
 
 use super::{MapPages, Transaction};
+use crate::error::{WResult, WriteError};
+use crate::format::OwnedField;
 use crate::index::Bookmark;
 use crate::index::key::encode_key;
 use crate::index::write::build_index;
-use crate::scan::OwnedField;
-use crate::tdef::{IndexKind, RealIndex, TableDef};
+use crate::schema::tdef::{IndexKind, RealIndex, TableDef};
+use crate::write::alloc;
 use crate::write::tdef::{
     self as wtdef, INDEX_IGNORE_NULLS, INDEX_REQUIRED, INDEX_UNIQUE, IndexSpec,
 };
-use crate::write::{WResult, WriteError, alloc};
 use jet_kernels::index_entry::compare_entries;
 use std::cmp::Ordering;
 
@@ -73,7 +74,7 @@ impl Transaction<'_> {
         // the definition is changed in place (Access's bytes kept); a
         // dry run refuses a definition that cannot be changed before any
         // page is written
-        let chain = crate::tdef::read_chain(&self.ov, def.page)?;
+        let chain = crate::schema::tdef::read_chain(&self.ov, def.page)?;
         wtdef::splice::with_added_index(self.tdef_format(), &tname, &old_def, &chain, &def, fresh)?;
         let mut built = IndexBuilt {
             entries: 0,
@@ -264,7 +265,7 @@ impl Transaction<'_> {
                 }
             }
         }
-        let chain = crate::tdef::read_chain(&self.ov, def.page)?;
+        let chain = crate::schema::tdef::read_chain(&self.ov, def.page)?;
         let bytes = wtdef::splice::with_dropped_index(
             self.tdef_format(),
             &tname,
@@ -295,7 +296,9 @@ impl Transaction<'_> {
         let names: Vec<String> = self
             .catalog
             .iter()
-            .filter(|e| e.kind == crate::catalog::ObjectKind::Table && e.tdef_page() != page)
+            .filter(|e| {
+                e.kind == crate::schema::catalog::ObjectKind::Table && e.tdef_page() != page
+            })
             .map(|e| e.name.clone())
             .collect();
         for n in names {

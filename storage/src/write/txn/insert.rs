@@ -4,13 +4,13 @@
 //! row placed on a page of the table with room.
 
 use super::{Transaction, column_map, pad_row};
+use crate::error::{WResult, WriteError};
+use crate::format::OwnedField;
+use crate::format::types::JetType;
 use crate::index::Bookmark;
-use crate::scan::OwnedField;
-use crate::tdef::TableDef;
-use crate::types::JetType;
+use crate::schema::tdef::TableDef;
 use crate::write::row::{self, Cell};
-use crate::write::tdef as wtdef;
-use crate::write::{WResult, WriteError, alloc, data_page, default, lval};
+use crate::write::{alloc, data_page, default, lval, tdef as wtdef};
 use arrow_array::RecordBatch;
 
 impl Transaction<'_> {
@@ -21,7 +21,7 @@ impl Transaction<'_> {
     pub(super) fn default_cell(
         &self,
         table: &str,
-        col: &crate::tdef::Column,
+        col: &crate::schema::tdef::Column,
         expr: &str,
     ) -> WResult<Cell> {
         let bad = |why: String| WriteError::BadDefinition {
@@ -167,7 +167,7 @@ impl Transaction<'_> {
         self.check_indexes_def(&tname, &def)?;
         // auto-numbers
         for (i, c) in def.columns.iter().enumerate() {
-            if c.flags & crate::tdef::COL_AUTO_LONG != 0 && c.jet_type == JetType::Long {
+            if c.flags & crate::schema::tdef::COL_AUTO_LONG != 0 && c.jet_type == JetType::Long {
                 match &cells[i] {
                     Cell::Null => {
                         let next = def
@@ -191,7 +191,7 @@ impl Transaction<'_> {
             }
             // Access 97 sets the GUID auto-number bit on ordinary columns
             // (see `Column::is_auto_number`): a Jet3 NULL stays NULL
-            if c.flags & crate::tdef::COL_AUTO_GUID != 0
+            if c.flags & crate::schema::tdef::COL_AUTO_GUID != 0
                 && c.jet_type == JetType::Guid
                 && !version.is_jet3()
                 && cells[i] == Cell::Null

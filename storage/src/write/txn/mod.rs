@@ -1,5 +1,8 @@
 //! Transactions: the one way rows and schema change.
 //!
+//! Exports: [`Transaction`], [`Writer`], [`WriteTarget`], [`DEFAULT_CLOCK`],
+//! [`IndexBuilt`], [`RelationshipSpec`] and [`empty_leaf`].
+//!
 //! [`Writer::transaction`] runs a closure on a [`Transaction`]; `Ok` turns
 //! the transaction's pages into [`ImageChanges`] handed to the writer's
 //! [`WriteTarget`] (the journaled file, or memory); `Err` discards them.
@@ -15,18 +18,18 @@
 //! `complex` and `copy`.
 
 use super::lval::LvalTarget;
-use super::row;
 use super::tdef::{self as wtdef, TdefExtra};
-use super::{IndexMaintainer, IndexPages, WResult, WriteError, alloc};
-use crate::catalog::{CatalogEntry, ObjectKind};
-use crate::database::MSYS_OBJECTS_PAGE;
-use crate::format::{JetVersion, Layout, page_type};
-use crate::image::ImageChanges;
+use super::{IndexMaintainer, IndexPages, alloc, row};
+use crate::error::{WResult, WriteError};
+use crate::format::{JetVersion, Layout, OwnedField, RawField, page_type};
 use crate::index::Bookmark;
 use crate::page::PageSource;
-use crate::props::PropertyMaps;
-use crate::scan::{CrackedRow, OwnedField, RawField};
-use crate::tdef::{self, RealIndex, TableDef};
+use crate::page::image::ImageChanges;
+use crate::read::objects::MSYS_OBJECTS_PAGE;
+use crate::read::row::CrackedRow;
+use crate::schema::catalog::{CatalogEntry, ObjectKind};
+use crate::schema::props::PropertyMaps;
+use crate::schema::tdef::{self, RealIndex, TableDef};
 use crate::write::overlay::PageOverlay;
 use arrow_array::RecordBatch;
 use std::collections::HashMap;
@@ -192,7 +195,7 @@ impl<'w> Transaction<'w> {
             // Jet3 property maps hold code-page text, as the reader takes them
             let unicode = !self.version.is_jet3();
             let maps = PropertyMaps::parse(&props, unicode, self.encoding);
-            crate::props::apply_column_rules(&mut def, &maps, unicode, self.encoding);
+            crate::schema::props::apply_column_rules(&mut def, &maps, unicode, self.encoding);
             if self.version.is_jet3() {
                 super::row_jet3::check_table(&def, &real_name)?;
             }
@@ -375,7 +378,7 @@ impl<'w> Transaction<'w> {
     /// `None` for a deleted slot.
     fn read_fields(&self, def: &TableDef, bm: Bookmark) -> WResult<Option<Vec<OwnedField>>> {
         let l = self.layout();
-        let page = crate::data_page::DataPage::read(&self.ov, l, bm.page)?;
+        let page = crate::read::data_page::DataPage::read(&self.ov, l, bm.page)?;
         if page.owner() != def.page || usize::from(bm.row) >= page.row_count() {
             return Ok(None);
         }
@@ -390,12 +393,12 @@ impl<'w> Transaction<'w> {
         mut f: impl FnMut(Bookmark, Vec<OwnedField>) -> WResult<()>,
     ) -> WResult<()> {
         let l = self.layout();
-        for p in crate::usage_map::read_pages(&self.ov, l, def.usage_map)? {
+        for p in crate::read::usage_map::read_pages(&self.ov, l, def.usage_map)? {
             let bytes = self.ov.read_page(p)?;
             if bytes[0] != page_type::DATA {
                 continue;
             }
-            let dp = crate::data_page::DataPage::from_page(l, p, bytes)?;
+            let dp = crate::read::data_page::DataPage::from_page(l, p, bytes)?;
             if dp.owner() != def.page {
                 continue;
             }
@@ -421,11 +424,11 @@ impl<'w> Transaction<'w> {
     fn fields_at(
         &self,
         def: &TableDef,
-        page: &crate::data_page::DataPage,
+        page: &crate::read::data_page::DataPage,
         row: usize,
     ) -> WResult<Option<Vec<OwnedField>>> {
         let l = self.layout();
-        let Some((p, range)) = crate::data_page::resolve_row(&self.ov, l, page, row)? else {
+        let Some((p, range)) = crate::read::data_page::resolve_row(&self.ov, l, page, row)? else {
             return Ok(None);
         };
         let mut offsets = Vec::new();
@@ -447,7 +450,7 @@ impl<'w> Transaction<'w> {
     fn overflow_target(&self, bm: Bookmark) -> WResult<Option<Bookmark>> {
         let l = self.layout();
         let p = self.ov.read_page(bm.page)?;
-        let dp = crate::data_page::DataPage::from_page(l, bm.page, p)?;
+        let dp = crate::read::data_page::DataPage::from_page(l, bm.page, p)?;
         match dp.slot(usize::from(bm.row)) {
             Some(s) if s.overflow && !s.deleted => {
                 let r = dp.row(usize::from(bm.row))?;
@@ -474,12 +477,12 @@ impl<'w> Transaction<'w> {
         let l = self.layout();
         let def = self.state(table)?.def.clone();
         let mut out = Vec::new();
-        for p in crate::usage_map::read_pages(&self.ov, l, def.usage_map)? {
+        for p in crate::read::usage_map::read_pages(&self.ov, l, def.usage_map)? {
             let bytes = self.ov.read_page(p)?;
             if bytes[0] != page_type::DATA {
                 continue;
             }
-            let dp = crate::data_page::DataPage::from_page(l, p, bytes)?;
+            let dp = crate::read::data_page::DataPage::from_page(l, p, bytes)?;
             if dp.owner() != def.page {
                 continue;
             }

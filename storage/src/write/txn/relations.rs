@@ -19,10 +19,10 @@
 
 use super::Transaction;
 use super::cascade::{Cascade, CascadeKind, show};
+use crate::error::{WResult, WriteError};
+use crate::format::OwnedField;
 use crate::index::key::encode_key;
-use crate::scan::OwnedField;
-use crate::tdef::{IndexKind, LogicalIndex, TableDef};
-use crate::write::{WResult, WriteError};
+use crate::schema::tdef::{IndexKind, LogicalIndex, TableDef};
 
 impl Transaction<'_> {
     /// Checks the relationships in which `def`'s table holds the

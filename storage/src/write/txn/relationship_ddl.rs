@@ -24,15 +24,16 @@
 //!   id.
 
 use super::Transaction;
-use crate::catalog::{CatalogEntry, ObjectKind};
+use crate::error::{WResult, WriteError};
+use crate::format::OwnedField;
 use crate::index::Bookmark;
 use crate::index::key::encode_key;
-use crate::scan::OwnedField;
-use crate::tdef::{Direction, IndexKind, LogicalIndex, TableDef};
+use crate::schema::catalog::{CatalogEntry, ObjectKind};
+use crate::schema::tdef::{Direction, IndexKind, LogicalIndex, TableDef};
+use crate::write::catalog;
 use crate::write::row::Cell;
 use crate::write::tdef::index_def::MAX_INDEXES;
 use crate::write::tdef::{self as wtdef, INDEX_UNIQUE, IndexSpec};
-use crate::write::{WResult, WriteError, catalog};
 
 /// `MSysRelationships.grbit`: both sides unique.
 pub const REL_ONE_TO_ONE: i32 = 0x0000_0001;
@@ -287,7 +288,7 @@ impl Transaction<'_> {
         let mut pnew = pdef.clone();
         pnew.indexes
             .push(fk(pname, pnum, preal as u32, fnum, fdef.page, true));
-        let pchain = crate::tdef::read_chain(&self.ov, pdef.page)?;
+        let pchain = crate::schema::tdef::read_chain(&self.ov, pdef.page)?;
         let pbytes = wtdef::splice::with_added_index(
             self.tdef_format(),
             &primary,
@@ -308,7 +309,7 @@ impl Transaction<'_> {
                 let mut fnew = fdef.clone();
                 fnew.indexes
                     .push(fk(name.to_string(), fnum, r as u32, pnum, pdef.page, false));
-                let fchain = crate::tdef::read_chain(&self.ov, fdef.page)?;
+                let fchain = crate::schema::tdef::read_chain(&self.ov, fdef.page)?;
                 Some((
                     fnew.clone(),
                     wtdef::splice::with_added_index(
@@ -356,7 +357,7 @@ impl Transaction<'_> {
                     pdef.page,
                     false,
                 );
-                let chain = crate::tdef::read_chain(&self.ov, fdef.page)?;
+                let chain = crate::schema::tdef::read_chain(&self.ov, fdef.page)?;
                 let cut = wtdef::splice::with_dropped_index(
                     self.tdef_format(),
                     &foreign,

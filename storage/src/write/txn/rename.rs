@@ -11,13 +11,13 @@
 //! whole word) is refused by name, before anything is written.
 
 use super::Transaction;
-use crate::catalog::ObjectKind;
-use crate::scan::OwnedField;
-use crate::tdef::TableDef;
-use crate::types::JetType;
+use crate::error::{WResult, WriteError};
+use crate::format::OwnedField;
+use crate::format::types::JetType;
+use crate::schema::catalog::ObjectKind;
+use crate::schema::tdef::TableDef;
 use crate::write::row::Cell;
 use crate::write::tdef as wtdef;
-use crate::write::{WResult, WriteError};
 
 impl Transaction<'_> {
     /// Renames user table `old` to `new` (`ALTER TABLE old RENAME TO
@@ -116,7 +116,7 @@ impl Transaction<'_> {
                     JetType::Text => b.clone(),
                     JetType::Memo => {
                         let mut out = Vec::new();
-                        crate::lval::read_long_value(&self.ov, l, b, bm.page, 0, &mut out)?;
+                        crate::read::lval::read_long_value(&self.ov, l, b, bm.page, 0, &mut out)?;
                         out
                     }
                     _ => {
@@ -125,7 +125,7 @@ impl Transaction<'_> {
                     }
                 };
                 let mut s = String::new();
-                crate::text::decode_ucs2(&raw, &mut s);
+                crate::format::text::decode_ucs2(&raw, &mut s);
                 texts.push(Some(s));
             }
             rows.push(texts);

@@ -5,18 +5,18 @@
 //! root leaf of a new index ([`empty_leaf`]).
 
 use super::{TableState, Transaction};
-use crate::catalog::{CatalogEntry, ObjectKind};
-use crate::format::{Layout, page_type};
-use crate::image::PageStore;
+use crate::error::{WResult, WriteError};
+use crate::format::{Layout, OwnedField, page_type};
 use crate::index::Bookmark;
-use crate::props::{Property, PropertyMaps};
-use crate::scan::OwnedField;
-use crate::tdef;
+use crate::page::image::PageStore;
+use crate::schema::catalog::{CatalogEntry, ObjectKind};
+use crate::schema::props::{Property, PropertyMaps};
+use crate::schema::tdef;
 use crate::write::lval::LvalTarget;
 use crate::write::overlay::PageOverlay;
 use crate::write::row::Cell;
 use crate::write::tdef::{self as wtdef, ColumnSpec, TableSpec, TdefExtra};
-use crate::write::{WResult, WriteError, alloc, catalog, data_page};
+use crate::write::{alloc, catalog, data_page};
 use jet_kernels::row_slot::pack_row_pointer;
 
 impl Transaction<'_> {
@@ -38,7 +38,7 @@ impl Transaction<'_> {
             page as i32,
             catalog::TABLES_ID,
             &spec.name,
-            crate::catalog::TYPE_TABLE,
+            crate::schema::catalog::TYPE_TABLE,
             0,
             self.clock,
         );
@@ -68,10 +68,16 @@ impl Transaction<'_> {
         for (c, col) in spec.columns.iter().zip(&def.columns) {
             if let Some(expr) = &c.default_value {
                 self.default_cell(&spec.name, col, expr)?;
-                maps.set(&c.name, Property::memo(crate::props::DEFAULT_VALUE, expr));
+                maps.set(
+                    &c.name,
+                    Property::memo(crate::schema::props::DEFAULT_VALUE, expr),
+                );
             }
             if c.not_null {
-                maps.set(&c.name, Property::boolean(crate::props::REQUIRED, true));
+                maps.set(
+                    &c.name,
+                    Property::boolean(crate::schema::props::REQUIRED, true),
+                );
             }
         }
         if maps.maps.is_empty() {
@@ -188,8 +194,8 @@ impl Transaction<'_> {
         let (Some(id_col), Some(name_col)) = (id_col, name_col) else {
             return Err(WriteError::NoSuchTable("MSysObjects".into()));
         };
-        for p in crate::usage_map::read_pages(&self.ov, l, def.usage_map)? {
-            let dp = crate::data_page::DataPage::read(&self.ov, l, p)?;
+        for p in crate::read::usage_map::read_pages(&self.ov, l, def.usage_map)? {
+            let dp = crate::read::data_page::DataPage::read(&self.ov, l, p)?;
             if dp.owner() != def.page {
                 continue;
             }
@@ -215,9 +221,9 @@ impl Transaction<'_> {
                 let mut s = String::new();
                 if let OwnedField::Bytes(b) = nm {
                     if self.version.is_jet3() {
-                        crate::text::decode_codepage(b, self.encoding, &mut s);
+                        crate::format::text::decode_codepage(b, self.encoding, &mut s);
                     } else {
-                        crate::text::decode_ucs2(b, &mut s);
+                        crate::format::text::decode_ucs2(b, &mut s);
                     }
                 }
                 if id_ok && s == name {
@@ -275,7 +281,7 @@ impl Transaction<'_> {
             .max()
             .unwrap_or(0)
             .max(def.max_cols);
-        let fixed = flags & crate::tdef::COL_FIXED != 0;
+        let fixed = flags & crate::schema::tdef::COL_FIXED != 0;
         let fixed_offset = if fixed {
             def.columns
                 .iter()
@@ -296,7 +302,7 @@ impl Transaction<'_> {
                 .max()
                 .unwrap_or(0)
         };
-        def.columns.push(crate::tdef::Column {
+        def.columns.push(crate::schema::tdef::Column {
             name: col.name.clone(),
             jet_type: col.jet_type,
             col_num,
@@ -418,10 +424,16 @@ impl Transaction<'_> {
         };
         let mut maps = PropertyMaps::parse(&entry.props, true, encoding_rs::WINDOWS_1252);
         if let Some(expr) = &col.default_value {
-            maps.set(&col.name, Property::memo(crate::props::DEFAULT_VALUE, expr));
+            maps.set(
+                &col.name,
+                Property::memo(crate::schema::props::DEFAULT_VALUE, expr),
+            );
         }
         if col.not_null {
-            maps.set(&col.name, Property::boolean(crate::props::REQUIRED, true));
+            maps.set(
+                &col.name,
+                Property::boolean(crate::schema::props::REQUIRED, true),
+            );
         }
         let blob = maps
             .encode_jet4()

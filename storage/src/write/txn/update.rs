@@ -5,11 +5,12 @@
 //! freed, index entries moved, referential actions run.
 
 use super::{Entry, Transaction, column_map, pad_row};
+use crate::error::{WResult, WriteError};
+use crate::format::OwnedField;
 use crate::index::Bookmark;
-use crate::scan::OwnedField;
-use crate::tdef::TableDef;
+use crate::schema::tdef::TableDef;
 use crate::write::row::{self, Cell};
-use crate::write::{WResult, WriteError, data_page, lval};
+use crate::write::{data_page, lval};
 use arrow_array::RecordBatch;
 use jet_kernels::row_slot::pack_row_pointer;
 

@@ -5,14 +5,14 @@
 //! committed image and commits or discards its pages.
 
 use super::Transaction;
-use crate::database::Database;
+use crate::error::{WResult, WriteError};
 use crate::format::JetVersion;
-use crate::image::{CommitTarget, MemImage};
 use crate::page::crypt::{CipherPageSource, Unlocked};
+use crate::page::image::{CommitTarget, MemImage};
 use crate::page::{MemPageSource, PageSource};
+use crate::read::database::Database;
 use crate::write::overlay::PageOverlay;
-use crate::write::row;
-use crate::write::{IndexMaintainer, WResult, WriteError};
+use crate::write::{IndexMaintainer, row};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -24,7 +24,7 @@ pub trait WriteTarget: CommitTarget {
 
 impl WriteTarget for MemImage {
     fn source(&self) -> crate::Result<Arc<dyn PageSource>> {
-        let ps = crate::database::read_header(&self.bytes[..self.bytes.len().min(4096)])?
+        let ps = crate::read::database::read_header(&self.bytes[..self.bytes.len().min(4096)])?
             .version
             .layout()
             .page_size;
@@ -71,14 +71,14 @@ impl<T: WriteTarget> Writer<T> {
     ) -> crate::Result<Writer<T>> {
         let src = target.source()?;
         let page0 = src.read_page(0)?;
-        let h = crate::database::read_header(&page0)?;
+        let h = crate::read::database::read_header(&page0)?;
         if h.msisam {
             return Err(crate::error::FormatError::Encrypted(
                 "writing Microsoft Money (MSISAM) files",
             )
             .into());
         }
-        let unlocked = crate::database::unlock_page0(&page0, &h, password)?;
+        let unlocked = crate::read::database::unlock_page0(&page0, &h, password)?;
         Ok(Writer {
             target,
             unlocked,
@@ -158,7 +158,7 @@ impl<T: WriteTarget> Writer<T> {
         if let Some(m) = self.maintainer.as_deref_mut() {
             m.discard();
         }
-        let encoding = crate::text::encoding_for_code_page(db.header().code_page);
+        let encoding = crate::format::text::encoding_for_code_page(db.header().code_page);
         let mut tx = Transaction {
             ov: PageOverlay::new(base),
             version: self.version,
