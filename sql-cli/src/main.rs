@@ -70,7 +70,8 @@ struct Cli {
     /// Run this SQL (or \meta-command) and exit; repeatable, runs in order with -f.
     #[arg(short = 'c', long = "command", value_name = "SQL")]
     command: Vec<String>,
-    /// Run the statements of this script file and exit; repeatable.
+    /// Run the statements of this script file and exit; repeatable; `-`
+    /// reads standard input. A directory, FIFO or device is refused.
     #[arg(short = 'f', long = "file", value_name = "SCRIPT")]
     file: Vec<PathBuf>,
     /// Result format [default: table in the shell and on a terminal, csv when piped].
@@ -298,6 +299,20 @@ enum Input {
     Script(PathBuf),
 }
 
+/// Whether a `-f` value names standard input (`-f -`).
+fn is_stdin(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// All of standard input as text (`-f -`, or statements piped in).
+fn read_stdin() -> Result<String, String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| format!("standard input: {e}"))?;
+    Ok(text)
+}
+
 /// `-c` and `-f` values in the order they were given.
 fn ordered_inputs(cli: &Cli, m: &clap::ArgMatches) -> Vec<Input> {
     let mut v: Vec<(usize, Input)> = Vec::new();
@@ -459,6 +474,15 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
         None => {}
     }
     let inputs = ordered_inputs(&cli, matches);
+    // a script that is not a regular file is refused before anything runs
+    // (reading a FIFO nobody writes would wait for ever)
+    for input in &inputs {
+        if let Input::Script(path) = input
+            && !is_stdin(path)
+        {
+            shell::check_script_path(path)?;
+        }
+    }
     let stdin_script = inputs.is_empty() && !std::io::stdin().is_terminal();
     let interactive = inputs.is_empty() && !stdin_script;
     let files = if cli.files.is_empty() {
@@ -495,16 +519,13 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
         return repl::run(&mut shell);
     }
     if stdin_script {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| format!("standard input: {e}"))?;
-        shell.run_text(&text)?;
+        shell.run_text(&read_stdin()?)?;
         return Ok(());
     }
     for input in inputs {
         let flow = match input {
             Input::Sql(sql) => shell.run_text(&sql)?,
+            Input::Script(path) if is_stdin(&path) => shell.run_text(&read_stdin()?)?,
             Input::Script(path) => shell.include(&path.to_string_lossy())?,
         };
         if flow == shell::Flow::Quit {

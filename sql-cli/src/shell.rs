@@ -19,6 +19,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+/// Refuses a script path (`-f FILE`, `\i FILE`) that names something
+/// other than a regular file, in one line naming it: reading a FIFO that
+/// nobody writes would wait for ever, and a directory or a device holds
+/// no script. A path that cannot be inspected (missing, unreadable)
+/// passes; reading it then says why.
+pub fn check_script_path(path: &std::path::Path) -> Result<(), String> {
+    match jet_storage::journal::vfs::not_a_regular_file(path) {
+        Some(kind) => Err(format!(
+            "{} is {kind}, not a script file",
+            jet_storage::error::printable(&path.display().to_string())
+        )),
+        None => Ok(()),
+    }
+}
+
 /// What to do after an item ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -419,13 +434,15 @@ impl Shell {
         Ok(Flow::Continue)
     }
 
-    /// `\i FILE`: runs the statements of a script file.
+    /// `\i FILE`: runs the statements of a script file (a regular file:
+    /// [`check_script_path`]).
     pub fn include(&mut self, path: &str) -> Result<Flow, String> {
         if self.depth >= MAX_INCLUDE_DEPTH {
             return Err(format!(
                 "\\i {path}: scripts nest deeper than {MAX_INCLUDE_DEPTH}"
             ));
         }
+        check_script_path(std::path::Path::new(path))?;
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
         self.depth += 1;
         let r = self.run_source(&text, Some(path));

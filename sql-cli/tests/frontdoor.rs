@@ -345,3 +345,83 @@ fn directories_and_fifos_are_not_databases() {
         "a journal appeared"
     );
 }
+
+/// The small fixture database (Jet4), present in every checkout.
+fn sample_mdb() -> PathBuf {
+    jet_tests::workspace_root().join("fixtures/sample.mdb")
+}
+
+/// `-f` and `\i` refuse a script that is not a regular file, in one line
+/// naming it, before any statement runs: a FIFO nobody writes (which
+/// used to block for ever), a directory, a device.
+#[test]
+fn scripts_that_are_not_regular_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d.sql");
+    std::fs::create_dir(&d).unwrap();
+    let mut cases = vec![(d, "is a directory, not a script file")];
+    #[cfg(unix)]
+    {
+        let fifo = dir.path().join("f.sql");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            cases.push((fifo, "is a FIFO, not a script file"));
+        }
+        cases.push((
+            PathBuf::from("/dev/null"),
+            "/dev/null is a device, not a script file",
+        ));
+    }
+    for (path, want) in &cases {
+        // -f: refused before the -c given first runs
+        let start = Instant::now();
+        let out = jetsql()
+            .arg(sample_mdb())
+            .args(["-c", "SELECT 1 AS x", "-f"])
+            .arg(path)
+            .timeout(Duration::from_secs(20))
+            .output()
+            .expect("jetsql ends");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{}: {err}", path.display());
+        assert!(err.contains(want), "{}: {err}", path.display());
+        assert!(err.contains(&path.display().to_string()), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(out.stdout.is_empty(), "a statement ran before the refusal");
+        assert!(start.elapsed() < Duration::from_secs(10), "{want}");
+        // \i inside a run: the same refusal
+        let include = format!("\\i {}", path.display());
+        jetsql()
+            .arg(sample_mdb())
+            .args(["-c", &include])
+            .timeout(Duration::from_secs(20))
+            .assert()
+            .code(1)
+            .stderr(contains(*want));
+    }
+}
+
+/// `-f -` reads the statements of standard input, in its place among the
+/// `-c` and `-f` inputs.
+#[test]
+fn script_dash_reads_standard_input() {
+    jetsql()
+        .arg(sample_mdb())
+        .args(["-f", "-"])
+        .write_stdin("SELECT 1 AS x;")
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success()
+        .stdout("x\n1\n");
+    jetsql()
+        .arg(sample_mdb())
+        .args(["-c", "SELECT 0 AS y", "-f", "-", "-c", "SELECT 2 AS z"])
+        .write_stdin("SELECT 1 AS x;\n")
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success()
+        .stdout("y\n0\nx\n1\nz\n2\n");
+}
