@@ -302,6 +302,75 @@ mod tests {
         assert!(s.len() <= MAX_COMPONENT && s.chars().all(|c| c == 'é'));
     }
 
+    /// Characters of random attachment names: separators, dots, glob and
+    /// brace characters, Windows' reserved characters, control bytes,
+    /// non-ASCII text, device names.
+    const PIECES: &[&str] = &[
+        "a",
+        "Z",
+        "7",
+        ".",
+        "..",
+        " ",
+        "/",
+        "\\",
+        ":",
+        "*",
+        "?",
+        "\"",
+        "<",
+        ">",
+        "|",
+        "[",
+        "]",
+        "{",
+        "}",
+        "-",
+        "é",
+        "日本",
+        "🦀",
+        "\u{1b}[31m",
+        "\u{0}",
+        "\n",
+        "\u{7f}",
+        "con",
+        "NUL",
+        "com1",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 256,
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Any stored name becomes one component that the file system
+        /// keeps as given: a file created under it inside a directory is
+        /// listed back under exactly that name, directly in that
+        /// directory.
+        #[test]
+        fn safe_names_round_trip_through_the_file_system(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..12)
+        ) {
+            let given = pieces.concat();
+            let safe = safe_component(&given);
+            proptest::prop_assert!(!safe.is_empty() && safe != "." && safe != "..");
+            proptest::prop_assert!(!safe.contains(['/', '\\', '\u{0}']), "{safe:?}");
+            proptest::prop_assert!(safe.len() <= MAX_COMPONENT);
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(&safe);
+            proptest::prop_assert_eq!(path.parent(), Some(dir.path()));
+            std::fs::write(&path, given.as_bytes()).unwrap();
+            let listed: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            proptest::prop_assert_eq!(listed, vec![safe.clone()]);
+            proptest::prop_assert_eq!(std::fs::read(&path).unwrap(), given.into_bytes());
+        }
+    }
+
     #[test]
     fn duplicates_are_numbered() {
         assert_eq!(numbered("a.txt", 2), "a (2).txt");

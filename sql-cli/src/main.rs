@@ -125,7 +125,8 @@ enum Command {
     /// Hive layout, DIR/<table>/_file=<name>/part-0.parquet, in parallel and
     /// resumable (files complete from an earlier run are skipped).
     Export {
-        /// Database file, or a quoted pattern of files (*, ?, [..], **).
+        /// Database file, or a quoted pattern of files (*, ?, [..], **);
+        /// a path that exists is always that file, whatever its name holds.
         file: PathBuf,
         /// Target directory (created if missing).
         #[arg(long, value_name = "DIR")]
@@ -346,7 +347,11 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             jobs,
         }) => {
             let pattern = file.to_string_lossy();
-            if jet_provider::archive::is_glob(&pattern) {
+            // a path that exists names that file, whatever its name holds
+            // (`[`, `*`, `?`, an escape sequence); only one that does not
+            // exist is read as a pattern
+            let exists = std::fs::symlink_metadata(&file).is_ok();
+            if !exists && jet_provider::archive::is_glob(&pattern) {
                 if views {
                     return Err("--views exports the saved queries of one database; give one file, not a pattern".into());
                 }

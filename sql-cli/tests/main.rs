@@ -11,6 +11,7 @@ mod batch;
 mod complex;
 mod describe;
 mod export;
+mod file_names;
 mod frontdoor;
 mod io_faults;
 mod kill;
