@@ -26,8 +26,10 @@ impl NodeArgs {
             None => Keyring::default(),
         };
         let memory_limit = match &self.memory_limit {
-            Some(s) => jet_provider::frontdoor::parse_memory_size(s)
-                .map_err(|e| format!("--memory-limit: {e}"))?,
+            Some(s) => jet_provider::frontdoor::memory_limit(Some(
+                jet_provider::frontdoor::parse_memory_size(s)
+                    .map_err(|e| format!("--memory-limit: {e}"))?,
+            )),
             None => jet_provider::frontdoor::default_memory_limit(),
         };
         Ok(Node {

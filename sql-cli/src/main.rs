@@ -95,9 +95,11 @@ struct Cli {
     /// (DataFusion's SQL: COPY, :: casts, arrays, case-sensitive text).
     #[arg(long, value_name = "DIALECT", default_value = "access")]
     dialect: jet_provider::SqlDialect,
-    /// Memory a query may use (e.g. 2GiB, 512M); an operator or a text
-    /// function that would need more fails with "resources exhausted"
-    /// [default: half of the machine's memory].
+    /// Memory a query may use (e.g. 2GiB, 512M); an operator, a text
+    /// function or an aggregate that would need more fails with
+    /// "resources exhausted". At most half the process's own limit
+    /// (ulimit -v, ulimit -d, the cgroup's memory limit): a larger size is
+    /// lowered to it [default: half of the machine's memory, within that].
     #[arg(long, value_name = "SIZE", value_parser = jet_provider::frontdoor::parse_memory_size)]
     memory_limit: Option<u64>,
     /// What NULL is shown as: in tables (default NULL) and in CSV
@@ -495,9 +497,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
     } else {
         cli.files.clone()
     };
-    let limit = cli
-        .memory_limit
-        .unwrap_or_else(jet_provider::frontdoor::default_memory_limit);
+    let limit = jet_provider::frontdoor::memory_limit(cli.memory_limit);
     let session = match &cli.cluster {
         None => session::new_session(limit).map_err(|e| e.to_string())?,
         Some(address) => session::cluster_session(address, limit)?,

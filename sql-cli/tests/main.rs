@@ -13,6 +13,7 @@ mod describe;
 mod export;
 mod file_names;
 mod frontdoor;
+mod hostile_input;
 mod io_faults;
 mod kill;
 mod migrate_postgres;

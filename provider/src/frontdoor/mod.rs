@@ -11,14 +11,17 @@
 //!   formats, and refuses targets it cannot write;
 //! - [`strings`]: text functions that allocate their whole result check
 //!   its size against the memory limit first;
+//! - [`limits`]: the memory limit itself comes from the process's own
+//!   limits (`ulimit -v`/`-d`, the cgroup's), not only the machine's;
 //! - [`catch_panic`]: a panic while planning or running a statement is an
 //!   error, not the end of the process.
 //!
-//! Exports: modules [`shape`] and [`strings`]; [`catch_panic`], [`panic_text`],
+//! Exports: modules [`limits`], [`shape`] and [`strings`]; [`catch_panic`], [`panic_text`],
 //! [`panic_error`], [`default_memory_limit`] and [`parse_memory_size`]. The
 //! `COPY` checks (`copy.rs`) are the crate's own.
 
 pub(crate) mod copy;
+pub mod limits;
 pub mod shape;
 pub mod strings;
 
@@ -27,19 +30,20 @@ use futures::FutureExt;
 use std::future::Future;
 
 /// The default memory limit of a jetsql session: half the machine's
-/// memory (`MemTotal` in `/proc/meminfo`), or 4 GiB where that cannot be
-/// read.
+/// memory (`MemTotal` in `/proc/meminfo`, 4 GiB where that cannot be
+/// read), lowered to half the process's own limits (`ulimit -v`,
+/// `ulimit -d`, the cgroup's memory limit; see [`limits`]).
 pub fn default_memory_limit() -> u64 {
-    let total = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map(|kb| kb.saturating_mul(1024));
-    total.map_or(4 << 30, |t| t / 2)
+    limits::ProcessLimits::read().default_limit()
+}
+
+/// The memory limit for a size asked for (`--memory-limit`), or the
+/// default ([`default_memory_limit`]) for `None`. A size larger than half
+/// the process's own limits (`ulimit -v`, `ulimit -d`, the cgroup's) is
+/// lowered to that: past it an allocation aborts the process instead of
+/// failing with "resources exhausted" ([`limits`]).
+pub fn memory_limit(asked: Option<u64>) -> u64 {
+    limits::ProcessLimits::read().limit(asked)
 }
 
 /// Parses a memory size: a number of bytes with an optional unit, `K`,
