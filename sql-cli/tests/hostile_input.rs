@@ -38,9 +38,9 @@ fn under_ulimit(kb: u64, args: &[OsString], timeout: Duration) -> Output {
     c.output().expect("sh runs jetsql")
 }
 
-/// The arguments `DB [--memory-limit SIZE] -c SQL`.
-fn query(memory_limit: Option<&str>, sql: &str) -> Vec<OsString> {
-    let mut v: Vec<OsString> = vec![sample_mdb().into()];
+/// The arguments `DB --dialect DIALECT [--memory-limit SIZE] -c SQL`.
+fn query(dialect: &str, memory_limit: Option<&str>, sql: &str) -> Vec<OsString> {
+    let mut v: Vec<OsString> = vec![sample_mdb().into(), "--dialect".into(), dialect.into()];
     if let Some(m) = memory_limit {
         v.push("--memory-limit".into());
         v.push(m.into());
@@ -73,18 +73,60 @@ fn the_memory_limit_follows_the_address_space_limit() {
     let sql = "SELECT length(repeat('ab', 1100000000)) AS n";
     let minute = Duration::from_secs(60);
     for flag in [None, Some("100GiB")] {
-        let out = under_ulimit(ULIMIT_KB, &query(flag, sql), minute);
+        let out = under_ulimit(ULIMIT_KB, &query("access", flag, sql), minute);
         assert_exhausted(&out, sql, "memory limit of 1.9 GiB");
     }
-    let out = under_ulimit(ULIMIT_KB, &query(Some("1GiB"), sql), minute);
+    let out = under_ulimit(ULIMIT_KB, &query("access", Some("1GiB"), sql), minute);
     assert_exhausted(&out, sql, "memory limit of 1.0 GiB");
     // what fits still answers
     let small = "SELECT length(repeat('ab', 1000000)) AS n";
-    let out = under_ulimit(ULIMIT_KB, &query(None, small), minute);
+    let out = under_ulimit(ULIMIT_KB, &query("access", None, small), minute);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "n\n2000000\n");
+}
+
+/// The statements of issue 35 and their kin, under `ulimit -v 4000000`:
+/// each function that builds a large value (repeat, lpad, overlay,
+/// concat, regexp_replace, a digest of a large value, string_agg and
+/// array_agg over many rows, Access's Space, String and Replace)
+/// fails with one line of "Resources exhausted" and exit code 1, where
+/// the process used to abort ("memory allocation of 2000000000 bytes
+/// failed").
+#[test]
+fn large_values_are_resources_exhausted_not_aborts() {
+    const SERIES: &str = "FROM generate_series(1, 10000)";
+    let mut cases: Vec<(&str, String)> = [
+        format!("SELECT length(string_agg(repeat('x', 1000000), ',')) {SERIES}"),
+        "SELECT overlay('x' placing repeat('y', 2000000000) from 1)".into(),
+        "SELECT sha256(repeat('x', 2000000000))".into(),
+        "SELECT length(lpad('x', 2000000000, 'y'))".into(),
+        "SELECT length(concat(repeat('x', 1100000000), repeat('y', 1100000000)))".into(),
+        "SELECT length(regexp_replace(repeat('x', 500000000), 'x', 'yy', 'g'))".into(),
+        format!("SELECT cardinality(array_agg(repeat('x', 1000000))) {SERIES}"),
+    ]
+    .into_iter()
+    .map(|sql| ("datafusion", sql))
+    .collect();
+    // 250 customers in a batch: 15 GB of spaces
+    cases.push((
+        "access",
+        "SELECT Len(Space(60000000)) FROM Customers".into(),
+    ));
+    let y = "y".repeat(40);
+    cases.push((
+        "access",
+        format!("SELECT Len(Replace(String(60000000, 'x'), 'x', '{y}'))"),
+    ));
+    for (dialect, sql) in &cases {
+        let out = under_ulimit(
+            ULIMIT_KB,
+            &query(dialect, None, sql),
+            Duration::from_secs(120),
+        );
+        assert_exhausted(&out, sql, "");
+    }
 }

@@ -636,7 +636,14 @@ impl ExprPlanner for AccessPlanner {
 /// plus the Access operator planner and function library.
 pub(crate) fn access_state(ctx: &SessionContext) -> Result<SessionState> {
     let base = ctx.state();
-    let scalars = super::functions::scalar_functions();
+    // Access's Replace, String, Space and `&` build their whole result
+    // too: size-checked like DataFusion's (frontdoor::strings), also
+    // where the operator planner calls them
+    let limit = crate::frontdoor::strings::session_limit(ctx);
+    let scalars: Vec<Arc<ScalarUDF>> = super::functions::scalar_functions()
+        .into_iter()
+        .map(|f| crate::frontdoor::strings::size_checked(f, limit))
+        .collect();
     let fold = text_fold_udf();
     let mut planners: Vec<Arc<dyn datafusion::logical_expr::planner::ExprPlanner>> =
         vec![Arc::new(AccessPlanner::new(fold.clone(), &scalars))];
@@ -646,11 +653,8 @@ pub(crate) fn access_state(ctx: &SessionContext) -> Result<SessionState> {
         .build();
     use datafusion::execution::FunctionRegistry;
     state.register_udf(fold)?;
-    // Access's Replace builds its whole result too: size-checked like
-    // DataFusion's (frontdoor::strings)
-    let limit = crate::frontdoor::strings::session_limit(ctx);
     for f in scalars {
-        state.register_udf(crate::frontdoor::strings::size_checked(f, limit))?;
+        state.register_udf(f)?;
     }
     for f in super::functions::aggregate_functions() {
         state.register_udaf(f)?;

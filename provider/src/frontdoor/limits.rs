@@ -93,6 +93,43 @@ impl ProcessLimits {
     }
 }
 
+/// The limits of this process, read once ([`ProcessLimits::read`]).
+fn process_limits() -> &'static ProcessLimits {
+    static LIMITS: std::sync::OnceLock<ProcessLimits> = std::sync::OnceLock::new();
+    LIMITS.get_or_init(ProcessLimits::read)
+}
+
+/// Bytes the process may still map before its address-space or data
+/// limit (`ulimit -v`, `ulimit -d`) refuses an allocation, which would
+/// abort it: the limit less what is mapped now (`VmSize`, `VmData` in
+/// `/proc/self/status`). `None` when neither limit is set or the usage
+/// cannot be read.
+pub fn room_left() -> Option<u64> {
+    let limits = process_limits();
+    if limits.address_space.is_none() && limits.data.is_none() {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let (size, data) = parse_status_usage(&status);
+    let room = |limit: Option<u64>, used: Option<u64>| Some(limit?.saturating_sub(used?));
+    [room(limits.address_space, size), room(limits.data, data)]
+        .into_iter()
+        .flatten()
+        .min()
+}
+
+/// `VmSize` and `VmData` of a `/proc/self/status` text, in bytes: what
+/// the address-space and the data limits count.
+pub fn parse_status_usage(status: &str) -> (Option<u64>, Option<u64>) {
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(proc_size)
+    };
+    (field("VmSize:"), field("VmData:"))
+}
+
 /// Bytes of a `/proc` size such as `24683772 kB` (or a bare number of
 /// bytes).
 fn proc_size(text: &str) -> Option<u64> {
@@ -302,6 +339,16 @@ Max file locks            unlimited            unlimited            locks
             Some(256 << 20)
         );
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn usage_from_status() {
+        let status = "Name:\tjetsql\nVmPeak:\t  3060 kB\nVmSize:\t    3060 kB\nVmRSS:\t1692 kB\nVmData:\t     360 kB\n";
+        assert_eq!(
+            parse_status_usage(status),
+            (Some(3060 * 1024), Some(360 * 1024))
+        );
+        assert_eq!(parse_status_usage("Name:\tx\n"), (None, None));
     }
 
     #[test]

@@ -11,15 +11,21 @@
 //!   formats, and refuses targets it cannot write;
 //! - [`strings`]: text functions that allocate their whole result check
 //!   its size against the memory limit first;
+//! - [`aggregates`]: `string_agg` and `array_agg` check each batch
+//!   before their value grows;
+//! - [`constants`]: a large constant repeated over the rows of a batch
+//!   is refused while planning;
 //! - [`limits`]: the memory limit itself comes from the process's own
 //!   limits (`ulimit -v`/`-d`, the cgroup's), not only the machine's;
 //! - [`catch_panic`]: a panic while planning or running a statement is an
 //!   error, not the end of the process.
 //!
-//! Exports: modules [`limits`], [`shape`] and [`strings`]; [`catch_panic`], [`panic_text`],
+//! Exports: modules [`aggregates`], [`constants`], [`limits`], [`shape`] and [`strings`]; [`catch_panic`], [`panic_text`],
 //! [`panic_error`], [`default_memory_limit`] and [`parse_memory_size`]. The
 //! `COPY` checks (`copy.rs`) are the crate's own.
 
+pub mod aggregates;
+pub mod constants;
 pub(crate) mod copy;
 pub mod limits;
 pub mod shape;

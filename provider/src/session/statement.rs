@@ -88,7 +88,9 @@ impl JetSession {
             .config_mut()
             .set_extension(guard.clone());
         // text functions that allocate their whole result check its size
-        // against the memory limit first (frontdoor::strings)
+        // against the memory limit first (frontdoor::strings), string_agg
+        // and array_agg each batch (frontdoor::aggregates), and a plan
+        // its constants repeated over a batch (frontdoor::constants)
         let limit = crate::frontdoor::strings::session_limit(&ctx);
         for name in crate::frontdoor::strings::CHECKED_FUNCTIONS {
             if let Ok(f) = datafusion::execution::FunctionRegistry::udf(&ctx, name) {
@@ -99,6 +101,18 @@ impl JetSession {
                 );
             }
         }
+        for name in crate::frontdoor::aggregates::CHECKED_AGGREGATES {
+            if let Ok(f) = datafusion::execution::FunctionRegistry::udaf(&ctx, name) {
+                ctx.register_udaf(
+                    crate::frontdoor::aggregates::size_checked_aggregate(f, limit)
+                        .as_ref()
+                        .clone(),
+                );
+            }
+        }
+        ctx.add_optimizer_rule(Arc::new(
+            crate::frontdoor::constants::RepeatedConstants::new(limit),
+        ));
         JetSession {
             ctx,
             guard,

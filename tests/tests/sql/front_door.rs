@@ -197,6 +197,184 @@ fn text_functions_respect_the_memory_limit() {
     }
 }
 
+/// The error of `sql` in `s`, which must fail with "Resources exhausted"
+/// holding `want`.
+fn exhausted(rt: &tokio::runtime::Runtime, s: &JetSession, sql: &str, want: &str) {
+    let e = match rt.block_on(s.sql(sql)) {
+        Ok(_) => panic!("{sql}: answered, wanted {want:?}"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("Resources exhausted") && e.contains(want),
+        "{sql}: want {want:?} in {e}"
+    );
+}
+
+/// The one value of a one-row, one-column answer, as text.
+fn one_value(rt: &tokio::runtime::Runtime, s: &JetSession, sql: &str) -> String {
+    let b = rt
+        .block_on(s.sql(sql))
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let b: Vec<_> = b.into_iter().filter(|b| b.num_rows() > 0).collect();
+    assert_eq!(b.len(), 1, "{sql}");
+    datafusion::arrow::util::display::array_value_to_string(b[0].column(0), 0).unwrap()
+}
+
+/// The value-building functions beyond repeat/lpad/rpad/overlay/replace
+/// (issue 35): concat, concat_ws, regexp_replace, encode, and Access's
+/// String and `&`, each refused past the limit before it allocates.
+#[test]
+fn more_value_building_functions_respect_the_memory_limit() {
+    let rt = rt();
+    let s = session_with_limit(Some(64 << 20));
+    s.set_dialect(SqlDialect::DataFusion);
+    for (sql, want) in [
+        (
+            "SELECT length(concat(repeat('x', 40000000), repeat('y', 40000000)))",
+            "concat() would need",
+        ),
+        (
+            "SELECT length(concat_ws(',', repeat('x', 40000000), repeat('y', 40000000)))",
+            "concat_ws() would need",
+        ),
+        (
+            "SELECT length(regexp_replace(repeat('x', 1000000), 'x', repeat('y', 100), 'g'))",
+            "regexp_replace() would need",
+        ),
+        (
+            "SELECT length(encode(repeat('x', 40000000), 'hex'))",
+            "encode() would need",
+        ),
+    ] {
+        exhausted(&rt, &s, sql, want);
+    }
+    assert_eq!(
+        one_value(
+            &rt,
+            &s,
+            "SELECT length(concat(repeat('x', 1000), 'y')) AS n"
+        ),
+        "1001"
+    );
+    s.set_dialect(SqlDialect::Access);
+    for (sql, want) in [
+        ("SELECT Len(String(20000000, 'x'))", "string() would need"),
+        (
+            "SELECT Len(Space(30000000) & Space(30000000) & Space(30000000))",
+            "the & operator would need",
+        ),
+    ] {
+        exhausted(&rt, &s, sql, want);
+    }
+    assert_eq!(
+        one_value(&rt, &s, "SELECT Len(Space(1000) & String(1000, 'x')) AS n"),
+        "2000"
+    );
+}
+
+/// A large constant repeated over every row of a batch (typed into the
+/// statement, `string_agg('…100 KB…', ',')` over a table function) is
+/// refused before the query runs, and `repeat` of a constant is not
+/// folded into one but checked with the rows it runs for; over one row,
+/// or two, the same values answer.
+#[test]
+fn constants_repeated_over_a_batch_respect_the_memory_limit() {
+    let rt = rt();
+    let s = session_with_limit(Some(64 << 20));
+    s.set_dialect(SqlDialect::DataFusion);
+    let big = "x".repeat(100_000);
+    exhausted(
+        &rt,
+        &s,
+        &format!("SELECT length(string_agg('{big}', ',')) FROM generate_series(1, 10000)"),
+        "a constant of 97.7 KiB would need",
+    );
+    exhausted(
+        &rt,
+        &s,
+        &format!("SELECT '{big}' AS v FROM generate_series(1, 10000)"),
+        "repeated over a batch of 8192 rows",
+    );
+    exhausted(
+        &rt,
+        &s,
+        "SELECT length(string_agg(repeat('x', 100000), ',')) FROM generate_series(1, 10000)",
+        "repeat() would need",
+    );
+    assert_eq!(
+        one_value(&rt, &s, "SELECT length(repeat('x', 100000)) AS n"),
+        "100000"
+    );
+    assert_eq!(
+        one_value(&rt, &s, &format!("SELECT length('{big}') AS n")),
+        "100000"
+    );
+    assert_eq!(
+        one_value(
+            &rt,
+            &s,
+            "SELECT length(max(v)) AS n FROM (SELECT repeat('x', 100000) AS v \
+             FROM (VALUES (1), (2)) AS t(x))"
+        ),
+        "100000"
+    );
+}
+
+/// string_agg and array_agg check each batch before their value grows
+/// (with and without GROUP BY), so a value past the limit is "resources
+/// exhausted" naming the aggregate; within the limit they answer.
+#[test]
+fn string_agg_and_array_agg_respect_the_memory_limit() {
+    let rt = rt();
+    let s = session_with_limit(Some(4 << 20));
+    s.set_dialect(SqlDialect::DataFusion);
+    // small batches, one partition: the aggregate's own check meets the
+    // growth before the pool (charged after each batch) does
+    for set in [
+        "SET datafusion.execution.batch_size = 64",
+        "SET datafusion.execution.target_partitions = 1",
+    ] {
+        rt.block_on(s.sql(set)).unwrap();
+    }
+    let row = "concat(CAST(value AS VARCHAR), repeat('x', 1000))";
+    for (sql, want) in [
+        (
+            format!("SELECT length(string_agg({row}, ',')) FROM generate_series(1, 10000)"),
+            "string_agg() would need",
+        ),
+        (
+            format!(
+                "SELECT value % 2 AS k, length(string_agg({row}, ',')) \
+                 FROM generate_series(1, 10000) GROUP BY value % 2"
+            ),
+            "string_agg() would need",
+        ),
+        (
+            format!("SELECT cardinality(array_agg({row})) FROM generate_series(1, 10000)"),
+            "array_agg() would need",
+        ),
+    ] {
+        exhausted(&rt, &s, &sql, want);
+    }
+    assert_eq!(
+        one_value(
+            &rt,
+            &s,
+            "SELECT length(string_agg(CAST(value AS VARCHAR), ',')) AS n \
+             FROM generate_series(1, 1000)"
+        ),
+        "3892"
+    );
+    assert_eq!(
+        one_value(
+            &rt,
+            &s,
+            "SELECT cardinality(array_agg(value)) AS n FROM generate_series(1, 1000)"
+        ),
+        "1000"
+    );
+}
+
 /// A function that panics, standing in for a bug in the engine.
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct Boom(Signature);

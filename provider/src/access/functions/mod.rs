@@ -30,7 +30,9 @@
 //! `Timestamp(Microsecond, None)`; a time alone is on 1899-12-30.
 //! Functions are immutable (so constant calls fold and an index seek
 //! survives `WHERE d > DateSerial(1998, 1, 1)`) except Date, Time, Now,
-//! Timer and Rnd.
+//! Timer and Rnd; Space and String run with the rows rather than being
+//! folded while planning (their size check says they are volatile:
+//! [`crate::frontdoor::strings::UNFOLDED_FUNCTIONS`]).
 
 pub mod aggregate;
 pub mod arith;

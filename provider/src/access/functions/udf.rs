@@ -565,7 +565,12 @@ fn write_call_name(out: &mut String, f: &AccessScalar, args: &[Expr]) -> std::fm
 /// Writes one argument's part of a call's name.
 fn write_arg_name(out: &mut String, a: &Expr) -> std::fmt::Result {
     match a {
-        Expr::ScalarFunction(c) => match c.func.inner().downcast_ref::<AccessScalar>() {
+        // (through the size check that wraps Access's `&`, `+`, Replace,
+        // String and Space: crate::frontdoor::strings)
+        Expr::ScalarFunction(c) => match crate::frontdoor::strings::unchecked(&c.func)
+            .inner()
+            .downcast_ref::<AccessScalar>()
+        {
             Some(inner) => write_call_name(out, inner, &c.args),
             None => write!(out, "{}", a.schema_name()),
         },
