@@ -24,8 +24,9 @@ fn sample_mdb() -> PathBuf {
 
 /// `jetsql ARGS` run by `sh` after `ulimit -v KB` (the shell replaces
 /// itself with the binary, so the limit is the binary's), with standard
-/// input empty, ended after `timeout`.
-fn under_ulimit(kb: u64, args: &[OsString], timeout: Duration) -> Output {
+/// input empty; an error when it cannot run or is still running after
+/// `timeout` (it is killed then).
+fn try_under_ulimit(kb: u64, args: &[OsString], timeout: Duration) -> std::io::Result<Output> {
     let bin = common::jetsql().get_program().to_owned();
     let mut c = Command::new("sh");
     c.arg("-c")
@@ -35,7 +36,12 @@ fn under_ulimit(kb: u64, args: &[OsString], timeout: Duration) -> Output {
         .env_remove("JETSQL_SAMPLE")
         .write_stdin("")
         .timeout(timeout);
-    c.output().expect("sh runs jetsql")
+    c.output()
+}
+
+/// [`try_under_ulimit`], which must end in time.
+fn under_ulimit(kb: u64, args: &[OsString], timeout: Duration) -> Output {
+    try_under_ulimit(kb, args, timeout).expect("sh runs jetsql, which ends in time")
 }
 
 /// The arguments `DB --dialect DIALECT [--memory-limit SIZE] -c SQL`.
@@ -129,4 +135,186 @@ fn large_values_are_resources_exhausted_not_aborts() {
         );
         assert_exhausted(&out, sql, "");
     }
+}
+
+/// The session's memory limit under [`ULIMIT_KB`]: half of it.
+const LIMIT: u64 = ULIMIT_KB * 1024 / 2;
+
+/// Random statements that nest the functions building large values, with
+/// sizes from a few bytes to past the memory limit.
+struct Statements {
+    rng: jet_fixtures::Rng,
+    /// Whether the expression runs over rows of `generate_series` (its
+    /// `value` column may be used).
+    rows: bool,
+}
+
+impl Statements {
+    /// A count (`repeat`'s, `lpad`'s): small, medium, large, or around
+    /// the memory limit and past it.
+    fn count(&mut self) -> u64 {
+        match self.rng.below(4) {
+            0 => 1 + self.rng.below(100),
+            1 => 1_000 + self.rng.below(1_000_000),
+            2 => 10_000_000 + self.rng.below(300_000_000),
+            _ => LIMIT / 4 + self.rng.below(2 * LIMIT),
+        }
+    }
+
+    /// A short text: a literal, or the row's number as text.
+    fn leaf(&mut self) -> String {
+        let literals = ["'x'", "'ab'", "'é'", "''", "'xyz'"];
+        if self.rows && self.rng.below(3) == 0 {
+            "CAST(value AS VARCHAR)".to_string()
+        } else {
+            self.rng.pick(&literals).to_string()
+        }
+    }
+
+    /// A text expression of DataFusion's functions, nested up to `depth`.
+    fn text(&mut self, depth: u32) -> String {
+        if depth == 0 || self.rng.below(4) == 0 {
+            return self.leaf();
+        }
+        let d = depth - 1;
+        match self.rng.below(9) {
+            0 => format!("repeat({}, {})", self.text(d), self.count()),
+            1 => format!("lpad({}, {}, {})", self.text(d), self.count(), self.leaf()),
+            2 => format!("rpad({}, {})", self.text(d), self.count()),
+            3 => format!(
+                "overlay({} placing {} from {})",
+                self.text(d),
+                self.text(d),
+                1 + self.rng.below(10)
+            ),
+            4 => format!("replace({}, 'x', {})", self.text(d), self.text(d)),
+            5 => format!(
+                "concat({}, {}, {})",
+                self.text(d),
+                self.text(d),
+                self.leaf()
+            ),
+            6 => format!("concat_ws(',', {}, {})", self.text(d), self.text(d)),
+            // a regular expression over at most a million characters
+            // (its speed, not its memory, would bound the run)
+            7 => {
+                let input = format!("repeat({}, {})", self.leaf(), self.rng.below(1_000_000));
+                format!("regexp_replace({input}, 'x', {}, 'g')", self.text(d))
+            }
+            _ => format!("encode({}, 'hex')", self.text(d)),
+        }
+    }
+
+    /// A text expression of Access's functions, nested up to `depth`.
+    fn access(&mut self, depth: u32) -> String {
+        if depth == 0 || self.rng.below(4) == 0 {
+            return self.rng.pick(&["'x'", "'ab'", "Space(3)"]).to_string();
+        }
+        let d = depth - 1;
+        // Space and String refuse more than 2^26 characters themselves
+        let n = match self.rng.below(3) {
+            0 => 1 + self.rng.below(100),
+            1 => 1_000_000 + self.rng.below(1 << 26),
+            _ => 1 + self.rng.below(1 << 27),
+        };
+        match self.rng.below(4) {
+            0 => format!("Space({n})"),
+            1 => format!("String({n}, 'x')"),
+            2 => format!("Replace({}, 'x', {})", self.access(d), self.access(d)),
+            _ => format!("({} & {})", self.access(d), self.access(d)),
+        }
+    }
+
+    /// The rows of an aggregate's `generate_series`.
+    fn series(&mut self) -> u64 {
+        match self.rng.below(2) {
+            0 => 1 + self.rng.below(100),
+            _ => 1_000 + self.rng.below(20_000),
+        }
+    }
+
+    /// One statement and its dialect.
+    fn statement(&mut self) -> (&'static str, String) {
+        match self.rng.below(8) {
+            0..=2 => ("datafusion", format!("SELECT length({})", self.text(3))),
+            3 => {
+                let digest = self.rng.pick(&["sha256", "md5"]);
+                ("datafusion", format!("SELECT {digest}({})", self.text(3)))
+            }
+            4 | 5 => {
+                self.rows = true;
+                let e = self.text(2);
+                self.rows = false;
+                let n = self.series();
+                let sql = if self.rng.below(2) == 0 {
+                    format!("SELECT length(string_agg({e}, ',')) FROM generate_series(1, {n})")
+                } else {
+                    format!("SELECT cardinality(array_agg({e})) FROM generate_series(1, {n})")
+                };
+                ("datafusion", sql)
+            }
+            _ => ("access", format!("SELECT Len({})", self.access(3))),
+        }
+    }
+}
+
+/// A bounded fuzz of the functions that build large values: random
+/// nestings of repeat, lpad, rpad, overlay, replace, concat, concat_ws,
+/// regexp_replace, encode, the digests, string_agg and array_agg (and
+/// Access's Space, String, Replace and `&`), with sizes from a few bytes
+/// to past the memory limit, each run by the binary under
+/// `ulimit -v 4000000`. Every run must answer (exit 0) or fail with one
+/// line (exit 1): never "memory allocation of … failed", a panic, a
+/// backtrace, a signal. Runs for `$JETSQL_FUZZ_SECONDS` (default 20)
+/// from the seed `$JETSQL_FUZZ_SEED` (default 35), which it prints.
+#[test]
+fn bounded_fuzz() {
+    let seconds: u64 = std::env::var("JETSQL_FUZZ_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let seed: u64 = std::env::var("JETSQL_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(35);
+    eprintln!("bounded_fuzz: seed {seed} (JETSQL_FUZZ_SEED), {seconds} s (JETSQL_FUZZ_SECONDS)");
+    let mut statements = Statements {
+        rng: jet_fixtures::Rng::new(seed),
+        rows: false,
+    };
+    let start = std::time::Instant::now();
+    let (mut runs, mut answered) = (0u32, 0u32);
+    while runs == 0 || start.elapsed() < Duration::from_secs(seconds) {
+        let (dialect, sql) = statements.statement();
+        runs += 1;
+        let context = format!("seed {seed}, run {runs}, --dialect {dialect}: {sql}");
+        let out = try_under_ulimit(
+            ULIMIT_KB,
+            &query(dialect, None, &sql),
+            Duration::from_secs(120),
+        )
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        let code = out.status.code();
+        let one_line_error = code == Some(1) && err.lines().count() == 1;
+        assert!(
+            code == Some(0) || one_line_error,
+            "{context}\nexit {code:?}, stderr:\n{err}"
+        );
+        for sign in [
+            "memory allocation of",
+            "panicked",
+            "backtrace",
+            "this is a bug",
+        ] {
+            assert!(!err.contains(sign), "{context}\nstderr:\n{err}");
+        }
+        if code == Some(0) {
+            answered += 1;
+        }
+    }
+    eprintln!(
+        "bounded_fuzz: {runs} statements, {answered} answered, {} refused",
+        runs - answered
+    );
 }
