@@ -113,6 +113,10 @@ fn large_values_are_resources_exhausted_not_aborts() {
         "SELECT length(concat(repeat('x', 1100000000), repeat('y', 1100000000)))".into(),
         "SELECT length(regexp_replace(repeat('x', 500000000), 'x', 'yy', 'g'))".into(),
         format!("SELECT cardinality(array_agg(repeat('x', 1000000))) {SERIES}"),
+        // the bounded fuzz, seed 35, run 6260: repeat needs its result and
+        // a buffer as long as one value (1.2 GB each)
+        "SELECT length(repeat(overlay(repeat('é', 601492262) placing encode('é', 'hex') from 2), 297193))".into(),
+        "SELECT length(repeat('é', 601492262))".into(),
     ]
     .into_iter()
     .map(|sql| ("datafusion", sql))

@@ -230,11 +230,13 @@ fn more_value_building_functions_respect_the_memory_limit() {
     s.set_dialect(SqlDialect::DataFusion);
     for (sql, want) in [
         (
-            "SELECT length(concat(repeat('x', 40000000), repeat('y', 40000000)))",
+            // each repeat needs twice its 25 MB (its result and a buffer of
+            // one value), under the 64 MiB limit; their concat is 75 MB
+            "SELECT length(concat(repeat('x', 25000000), repeat('y', 25000000), repeat('z', 25000000)))",
             "concat() would need",
         ),
         (
-            "SELECT length(concat_ws(',', repeat('x', 40000000), repeat('y', 40000000)))",
+            "SELECT length(concat_ws(',', repeat('x', 25000000), repeat('y', 25000000), repeat('z', 25000000)))",
             "concat_ws() would need",
         ),
         (
@@ -242,7 +244,7 @@ fn more_value_building_functions_respect_the_memory_limit() {
             "regexp_replace() would need",
         ),
         (
-            "SELECT length(encode(repeat('x', 40000000), 'hex'))",
+            "SELECT length(encode(concat(repeat('x', 20000000), repeat('y', 20000000)), 'hex'))",
             "encode() would need",
         ),
     ] {
