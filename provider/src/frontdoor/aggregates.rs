@@ -203,19 +203,19 @@ impl AggregateUDFImpl for SizeCheckedAggregate {
     }
 }
 
-/// Refuses a batch of `incoming` bytes for an accumulator of `size`
-/// bytes of aggregate `name` when twice their sum passes `limit`.
-fn check_growth(name: &str, size: u128, incoming: u128, limit: u64) -> Result<()> {
-    let need = (size + incoming).saturating_mul(2);
-    check_need(format_args!("{name}()"), PURPOSE, need, limit)
-}
-
-/// What an accumulator holds: its own estimate, or the bytes it was given
-/// when that is more. (DataFusion's `array_agg` counts a string view
+/// Admits `arrays` into an accumulator of aggregate `name` whose own
+/// estimate is `size` bytes and which has taken `taken` bytes so far:
+/// refuses them when twice what it holds plus their bytes passes `limit`,
+/// else counts them in `taken`. What it holds is the larger of its estimate
+/// and what it was given (DataFusion's `array_agg` counts a string view
 /// array by its 16-byte views and not the text they point at, so 10,000
-/// values of 1 KB looked like 160 KB.)
-fn held(size: usize, taken: u128) -> u128 {
-    (size as u128).max(taken)
+/// values of 1 KB looked like 160 KB).
+fn admit(name: &str, limit: u64, size: usize, taken: &mut u128, arrays: &[ArrayRef]) -> Result<()> {
+    let incoming = batch_bytes(arrays);
+    let need = ((size as u128).max(*taken) + incoming).saturating_mul(2);
+    check_need(format_args!("{name}()"), PURPOSE, need, limit)?;
+    *taken = taken.saturating_add(incoming);
+    Ok(())
 }
 
 /// An accumulator that checks each batch before its inner one takes it.
@@ -230,14 +230,13 @@ struct CheckedAccumulator {
 
 impl Accumulator for CheckedAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        let incoming = batch_bytes(values);
-        check_growth(
+        admit(
             &self.name,
-            held(self.inner.size(), self.taken),
-            incoming,
             self.limit,
+            self.inner.size(),
+            &mut self.taken,
+            values,
         )?;
-        self.taken = self.taken.saturating_add(incoming);
         self.inner.update_batch(values)
     }
     fn evaluate(&mut self) -> Result<ScalarValue> {
@@ -250,14 +249,13 @@ impl Accumulator for CheckedAccumulator {
         self.inner.state()
     }
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        let incoming = batch_bytes(states);
-        check_growth(
+        admit(
             &self.name,
-            held(self.inner.size(), self.taken),
-            incoming,
             self.limit,
+            self.inner.size(),
+            &mut self.taken,
+            states,
         )?;
-        self.taken = self.taken.saturating_add(incoming);
         self.inner.merge_batch(states)
     }
     fn retract_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
@@ -296,14 +294,13 @@ impl GroupsAccumulator for CheckedGroups {
         opt_filter: Option<&BooleanArray>,
         total_num_groups: usize,
     ) -> Result<()> {
-        let incoming = batch_bytes(values);
-        check_growth(
+        admit(
             &self.name,
-            held(self.inner.size(), self.taken),
-            incoming,
             self.limit,
+            self.inner.size(),
+            &mut self.taken,
+            values,
         )?;
-        self.taken = self.taken.saturating_add(incoming);
         self.inner
             .update_batch(values, group_indices, opt_filter, total_num_groups)
     }
@@ -323,14 +320,13 @@ impl GroupsAccumulator for CheckedGroups {
         group_indices: &[usize],
         total_num_groups: usize,
     ) -> Result<()> {
-        let incoming = batch_bytes(values);
-        check_growth(
+        admit(
             &self.name,
-            held(self.inner.size(), self.taken),
-            incoming,
             self.limit,
+            self.inner.size(),
+            &mut self.taken,
+            values,
         )?;
-        self.taken = self.taken.saturating_add(incoming);
         self.inner
             .merge_batch(values, group_indices, total_num_groups)
     }
