@@ -91,16 +91,65 @@ def _pandas_types() -> dict:
     }
 
 
-def to_pandas(data: Union[pa.Table, Any], **kwargs: Any) -> "pandas.DataFrame":
+#: The ``currency=`` choices of :func:`to_pandas`.
+CURRENCY_CHOICES = ("decimal", "arrow", "float")
+
+
+def _decimal_as_float(data: pa.Table) -> pa.Table:
+    """``data`` with every decimal column as float64, each value the
+    double nearest the decimal (through its text: Arrow's direct cast
+    scales in floating point, so 53.05 became 53.050000000000004)."""
+    import pyarrow.compute as pc
+
+    for i, field in enumerate(data.schema):
+        if pa.types.is_decimal(field.type):
+            text = pc.cast(data.column(i), pa.string())
+            data = data.set_column(
+                i,
+                pa.field(field.name, pa.float64(), field.nullable, field.metadata),
+                pc.cast(text, pa.float64()),
+            )
+    return data
+
+
+def to_pandas(
+    data: Union[pa.Table, Any], currency: str = "decimal", **kwargs: Any
+) -> "pandas.DataFrame":
     """Convert an Arrow table (or anything with ``__arrow_c_stream__``) to a
     pandas DataFrame with jetsql's dtypes: nullable integers (``Int32``,
-    ...) and booleans, ``datetime64`` dates, ``decimal.Decimal`` objects for
-    Currency and Decimal columns, ``bytes`` for binary ones. ``kwargs`` go
-    to ``pyarrow.Table.to_pandas`` (``types_mapper`` replaces the dtypes).
+    ...) and booleans, ``datetime64`` dates, ``bytes`` for binary columns,
+    and Currency and Decimal columns as ``currency`` says:
+
+    - ``"decimal"`` (the default): ``decimal.Decimal`` objects, exact, as
+      ``pyarrow`` itself converts decimals (and so as a Parquet file of the
+      same data reads); money stays exact unless asked otherwise, at the
+      cost of one Python object a value;
+    - ``"arrow"``: a ``pandas.ArrowDtype`` of the Arrow ``decimal128``
+      column, exact and without per-value objects (arithmetic through
+      pyarrow compute);
+    - ``"float"``: ``float64``, the nearest double of each value (Currency
+      has four decimals; doubles hold about 15 significant digits).
+
+    ``kwargs`` go to ``pyarrow.Table.to_pandas`` (``types_mapper`` replaces
+    the dtypes).
     """
+    if currency not in CURRENCY_CHOICES:
+        raise ValueError(f"currency must be one of {', '.join(CURRENCY_CHOICES)}, not {currency!r}")
     if not isinstance(data, pa.Table):
         data = pa.RecordBatchReader.from_stream(data).read_all()
-    kwargs.setdefault("types_mapper", _pandas_types().get)
+    if currency == "float":
+        data = _decimal_as_float(data)
+    if "types_mapper" not in kwargs:
+        fixed = _pandas_types()
+        if currency == "arrow":
+            import pandas as pd
+
+            def mapper(t: pa.DataType) -> Any:
+                return pd.ArrowDtype(t) if pa.types.is_decimal(t) else fixed.get(t)
+
+            kwargs["types_mapper"] = mapper
+        else:
+            kwargs["types_mapper"] = fixed.get
     return data.to_pandas(**kwargs)
 
 
@@ -192,11 +241,13 @@ class Database:
         name: str,
         columns: Optional[Sequence[str]] = None,
         limit: Optional[int] = None,
+        currency: str = "decimal",
         **kwargs: Any,
     ) -> "pandas.DataFrame":
         """Table ``name`` as a pandas DataFrame (see :func:`to_pandas` for
-        the dtypes); ``columns`` and ``limit`` as in :meth:`read`."""
-        return to_pandas(self.read(name, columns, limit), **kwargs)
+        the dtypes and ``currency``); ``columns`` and ``limit`` as in
+        :meth:`read`."""
+        return to_pandas(self.read(name, columns, limit), currency=currency, **kwargs)
 
     def sql(self, query: str) -> pa.Table:
         """Run ``query`` and return its rows as a ``pyarrow.Table``.

@@ -149,6 +149,30 @@ def test_pandas_dtypes_are_nullable_and_typed(nwind, mdbtools):
     assert products["UnitsInStock"].dtype == pd.Int16Dtype()
 
 
+def test_pandas_currency_choices_keep_mdbtools_values(nwind, mdbtools):
+    """Issue 36: Currency as Decimal objects (default), as an exact Arrow
+    decimal dtype, or as float64; each holds mdb-export's amounts."""
+    import pandas as pd
+
+    header, rows = mdb_export(nwind, "Orders")
+    col = header.index("Freight")
+    expected = [None if r[col] is None else decimal.Decimal(r[col]) for r in rows]
+    with jetsql.open(nwind) as db:
+        exact = db.to_pandas("Orders", columns=["Freight"])["Freight"]
+        arrow = db.to_pandas("Orders", columns=["Freight"], currency="arrow")["Freight"]
+        floats = db.to_pandas("Orders", columns=["Freight"], currency="float")["Freight"]
+        with pytest.raises(ValueError, match="currency must be one of"):
+            db.to_pandas("Orders", currency="money")
+    assert [None if pd.isna(v) else v for v in exact] == expected
+    assert isinstance(arrow.dtype, pd.ArrowDtype)
+    assert arrow.dtype.pyarrow_dtype == pa.decimal128(19, 4)
+    assert [None if pd.isna(v) else v for v in arrow] == expected
+    assert floats.dtype == "float64"
+    assert [None if math.isnan(v) else v for v in floats] == [
+        None if e is None else float(e) for e in expected
+    ]
+
+
 def test_sql_counts_with_the_access_session(nwind, mdbtools):
     _, rows = mdb_export(nwind, "Orders")
     expected = sum(1 for r in rows if r[0] == "10250")

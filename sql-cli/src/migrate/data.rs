@@ -4,9 +4,12 @@
 //! and row.
 
 use super::schema::{ColumnModel, TableModel};
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, LargeBinaryArray, LargeStringArray,
+    PrimitiveArray, RecordBatch, StringArray,
+};
 use datafusion::arrow::datatypes::{
-    DataType, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
+    DataType, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, TimeUnit,
     TimestampMicrosecondType, UInt8Type,
 };
 use jet_storage::{ScanOptions, Table};
@@ -34,58 +37,226 @@ pub enum Value<'a> {
     Bytes(&'a [u8]),
 }
 
+/// A column of the storage scan with its Arrow type resolved once, read
+/// cell by cell (the per-row loops of the targets call [`Cells::value`]
+/// a million times; the downcast happens here, once a batch).
+pub struct Cells<'a> {
+    nulls: Option<&'a datafusion::arrow::buffer::NullBuffer>,
+    typed: Typed<'a>,
+}
+
+enum Typed<'a> {
+    Bool(&'a BooleanArray),
+    U8(&'a PrimitiveArray<UInt8Type>),
+    I16(&'a PrimitiveArray<Int16Type>),
+    I32(&'a PrimitiveArray<Int32Type>),
+    I64(&'a PrimitiveArray<Int64Type>),
+    F32(&'a PrimitiveArray<Float32Type>),
+    F64(&'a PrimitiveArray<Float64Type>),
+    Dec(&'a PrimitiveArray<Decimal128Type>, i8),
+    Micros(&'a PrimitiveArray<TimestampMicrosecondType>),
+    Utf8(&'a StringArray),
+    LargeUtf8(&'a LargeStringArray),
+    Binary(&'a BinaryArray),
+    LargeBinary(&'a LargeBinaryArray),
+    /// A type the storage scan never makes for a migrated column.
+    Other,
+}
+
+impl<'a> Cells<'a> {
+    /// The reader of column `a`.
+    pub fn new(a: &'a ArrayRef) -> Cells<'a> {
+        let typed = match a.data_type() {
+            DataType::Boolean => Typed::Bool(a.as_boolean()),
+            DataType::UInt8 => Typed::U8(a.as_primitive()),
+            DataType::Int16 => Typed::I16(a.as_primitive()),
+            DataType::Int32 => Typed::I32(a.as_primitive()),
+            DataType::Int64 => Typed::I64(a.as_primitive()),
+            DataType::Float32 => Typed::F32(a.as_primitive()),
+            DataType::Float64 => Typed::F64(a.as_primitive()),
+            DataType::Decimal128(_, s) => Typed::Dec(a.as_primitive(), *s),
+            DataType::Timestamp(TimeUnit::Microsecond, _) => Typed::Micros(a.as_primitive()),
+            DataType::Utf8 => Typed::Utf8(a.as_string()),
+            DataType::LargeUtf8 => Typed::LargeUtf8(a.as_string()),
+            DataType::Binary => Typed::Binary(a.as_binary()),
+            DataType::LargeBinary => Typed::LargeBinary(a.as_binary()),
+            _ => Typed::Other,
+        };
+        Cells {
+            nulls: a.nulls(),
+            typed,
+        }
+    }
+
+    /// Cell `row` (which must be below the column's length).
+    #[inline]
+    pub fn value(&self, row: usize) -> Value<'a> {
+        if self.nulls.is_some_and(|n| n.is_null(row)) {
+            return Value::Null;
+        }
+        match &self.typed {
+            Typed::Bool(a) => Value::Bool(a.value(row)),
+            Typed::U8(a) => Value::Int(a.value(row).into()),
+            Typed::I16(a) => Value::Int(a.value(row).into()),
+            Typed::I32(a) => Value::Int(a.value(row).into()),
+            Typed::I64(a) => Value::Int(a.value(row)),
+            Typed::F32(a) => Value::F32(a.value(row)),
+            Typed::F64(a) => Value::F64(a.value(row)),
+            Typed::Dec(a, s) => Value::Dec(a.value(row), *s),
+            Typed::Micros(a) => Value::Micros(a.value(row)),
+            Typed::Utf8(a) => Value::Text(a.value(row)),
+            Typed::LargeUtf8(a) => Value::Text(a.value(row)),
+            Typed::Binary(a) => Value::Bytes(a.value(row)),
+            Typed::LargeBinary(a) => Value::Bytes(a.value(row)),
+            Typed::Other => Value::Null,
+        }
+    }
+}
+
 /// Cell `row` of `a` (a column of the storage scan).
 pub fn value(a: &ArrayRef, row: usize) -> Value<'_> {
-    if a.is_null(row) {
-        return Value::Null;
-    }
-    match a.data_type() {
-        DataType::Boolean => Value::Bool(a.as_boolean().value(row)),
-        DataType::UInt8 => Value::Int(a.as_primitive::<UInt8Type>().value(row).into()),
-        DataType::Int16 => Value::Int(a.as_primitive::<Int16Type>().value(row).into()),
-        DataType::Int32 => Value::Int(a.as_primitive::<Int32Type>().value(row).into()),
-        DataType::Int64 => Value::Int(a.as_primitive::<Int64Type>().value(row)),
-        DataType::Float32 => Value::F32(a.as_primitive::<Float32Type>().value(row)),
-        DataType::Float64 => Value::F64(a.as_primitive::<Float64Type>().value(row)),
-        DataType::Decimal128(_, s) => Value::Dec(a.as_primitive::<Decimal128Type>().value(row), *s),
-        DataType::Timestamp(_, _) => {
-            Value::Micros(a.as_primitive::<TimestampMicrosecondType>().value(row))
-        }
-        DataType::Utf8 => Value::Text(a.as_string::<i32>().value(row)),
-        DataType::LargeUtf8 => Value::Text(a.as_string::<i64>().value(row)),
-        DataType::Binary => Value::Bytes(a.as_binary::<i32>().value(row)),
-        DataType::LargeBinary => Value::Bytes(a.as_binary::<i64>().value(row)),
-        // the storage scan makes no other type of a migrated column
-        _ => Value::Null,
-    }
+    Cells::new(a).value(row)
 }
 
 /// `v × 10^-scale` as decimal text (`-12.3400`, `0.05`, `7`).
 pub fn decimal_text(v: i128, scale: i8) -> String {
-    if scale <= 0 {
-        let mut s = v.to_string();
-        if v != 0 {
-            s.extend(std::iter::repeat_n('0', usize::from(scale.unsigned_abs())));
+    let mut s = String::new();
+    write_decimal(&mut s, v, scale);
+    s
+}
+
+/// Appends [`decimal_text`]`(v, scale)` to `out` without allocating
+/// beyond `out`'s growth.
+pub fn write_decimal(out: &mut String, v: i128, scale: i8) {
+    // the digits of |v|, most significant first, in buf[at..]
+    let mut buf = [0u8; 40];
+    let mut at = buf.len();
+    let magnitude = v.unsigned_abs();
+    match u64::try_from(magnitude) {
+        // Currency and most decimals: 64-bit division is far cheaper
+        Ok(mut u) => loop {
+            at -= 1;
+            buf[at] = b'0' + (u % 10) as u8;
+            u /= 10;
+            if u == 0 {
+                break;
+            }
+        },
+        Err(_) => {
+            let mut u = magnitude;
+            loop {
+                at -= 1;
+                buf[at] = b'0' + (u % 10) as u8;
+                u /= 10;
+                if u == 0 {
+                    break;
+                }
+            }
         }
-        return s;
     }
-    let digits = v.unsigned_abs().to_string();
+    let digits = &buf[at..];
+    // ASCII digits only: valid UTF-8
+    fn text(d: &[u8]) -> &str {
+        std::str::from_utf8(d).unwrap_or_default()
+    }
+    if v < 0 {
+        out.push('-');
+    }
+    if scale <= 0 {
+        out.push_str(text(digits));
+        if v != 0 {
+            out.extend(std::iter::repeat_n('0', usize::from(scale.unsigned_abs())));
+        }
+        return;
+    }
     let scale = usize::from(scale.unsigned_abs());
-    let padded = format!("{digits:0>width$}", width = scale + 1);
-    let (int, frac) = padded.split_at(padded.len() - scale);
-    let sign = if v < 0 { "-" } else { "" };
-    format!("{sign}{int}.{frac}")
+    if digits.len() > scale {
+        let (int, frac) = digits.split_at(digits.len() - scale);
+        out.push_str(text(int));
+        out.push('.');
+        out.push_str(text(frac));
+    } else {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', scale - digits.len()));
+        out.push_str(text(digits));
+    }
 }
 
 /// µs since 1970 as `YYYY-MM-DD HH:MM:SS` with `.ffffff` when the value
-/// has a fraction of a second; `None` outside chrono's range.
+/// has a fraction of a second (a year past 9999 in full, without a sign;
+/// one before year 0 with a `-`); `None` outside chrono's range.
 pub fn timestamp_text(micros: i64) -> Option<String> {
-    let t = chrono::DateTime::from_timestamp_micros(micros)?.naive_utc();
-    Some(if micros.rem_euclid(1_000_000) == 0 {
-        t.format("%Y-%m-%d %H:%M:%S").to_string()
+    let mut s = String::new();
+    write_timestamp(&mut s, micros).then_some(s)
+}
+
+/// Appends [`timestamp_text`]`(micros)` to `out`; false (and nothing
+/// appended) outside chrono's range. Years 0‥9999 are written here
+/// (days to the civil date by Howard Hinnant's `civil_from_days`), the
+/// rest by chrono; the text equals chrono's but for the `+` chrono puts
+/// before a year past 9999 (checked in the tests).
+pub fn write_timestamp(out: &mut String, micros: i64) -> bool {
+    const DAY: i64 = 86_400_000_000;
+    let days = micros.div_euclid(DAY);
+    let in_day = micros.rem_euclid(DAY);
+    let (y, m, d) = civil_from_days(days);
+    if !(0..=9999).contains(&y) {
+        let Some(t) = chrono::DateTime::from_timestamp_micros(micros) else {
+            return false;
+        };
+        let t = t.naive_utc();
+        let text = if in_day % 1_000_000 == 0 {
+            t.format("%Y-%m-%d %H:%M:%S").to_string()
+        } else {
+            t.format("%Y-%m-%d %H:%M:%S%.6f").to_string()
+        };
+        // chrono writes a year past 9999 with a `+`, which no target reads
+        out.push_str(text.trim_start_matches('+'));
+        return true;
+    }
+    let secs = in_day / 1_000_000;
+    let frac = in_day % 1_000_000;
+    let mut b = [0u8; 26];
+    let put = |b: &mut [u8], at: usize, width: usize, mut v: i64| {
+        for i in (0..width).rev() {
+            b[at + i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(&mut b, 0, 4, y);
+    b[4] = b'-';
+    put(&mut b, 5, 2, m);
+    b[7] = b'-';
+    put(&mut b, 8, 2, d);
+    b[10] = b' ';
+    put(&mut b, 11, 2, secs / 3600);
+    b[13] = b':';
+    put(&mut b, 14, 2, secs / 60 % 60);
+    b[16] = b':';
+    put(&mut b, 17, 2, secs % 60);
+    let len = if frac == 0 {
+        19
     } else {
-        t.format("%Y-%m-%d %H:%M:%S%.6f").to_string()
-    })
+        b[19] = b'.';
+        put(&mut b, 20, 6, frac);
+        26
+    };
+    out.push_str(std::str::from_utf8(&b[..len]).unwrap_or_default());
+    true
+}
+
+/// The proleptic Gregorian (year, month, day) of `days` since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
 }
 
 /// A value the target cannot hold.
@@ -179,7 +350,19 @@ impl TargetRows<'_> {
         r: usize,
         problems: &mut Vec<Problem>,
     ) -> Value<'b> {
-        let v = value(b.column(c.source), r);
+        self.check(c, r, value(b.column(c.source), r), problems)
+    }
+
+    /// `v`, cell `r` of column `c`, or NULL when the target cannot hold
+    /// it (reported as [`TargetRows::cell`] does).
+    #[inline]
+    pub fn check<'b>(
+        &self,
+        c: &ColumnModel,
+        r: usize,
+        v: Value<'b>,
+        problems: &mut Vec<Problem>,
+    ) -> Value<'b> {
         match cannot_hold(self.target, c.jet, &v) {
             None => v,
             Some(why) => {
@@ -221,7 +404,9 @@ pub fn cannot_hold(
         (T::Postgres, Value::Text(s)) if s.contains('\0') => {
             Some("text with a NUL character (PostgreSQL text cannot hold it)")
         }
-        (_, Value::Micros(m)) if timestamp_text(*m).is_none() => Some("a date out of range"),
+        (_, Value::Micros(m)) if chrono::DateTime::from_timestamp_micros(*m).is_none() => {
+            Some("a date out of range")
+        }
         _ => None,
     }
 }
@@ -247,5 +432,108 @@ mod tests {
             timestamp_text(-59_011_459_200_000_000).unwrap(),
             "0100-01-01 00:00:00"
         );
+        // Money files' "no date", past Access's last day: no sign
+        assert_eq!(
+            timestamp_text(253_402_300_800_000_000).unwrap(),
+            "10000-01-01 00:00:00"
+        );
+    }
+
+    /// chrono's text of `micros` without its `+` before a year past 9999
+    /// (the reference [`write_timestamp`] replaces for years 0‥9999).
+    fn chrono_text(micros: i64) -> Option<String> {
+        let t = chrono::DateTime::from_timestamp_micros(micros)?.naive_utc();
+        let text = if micros.rem_euclid(1_000_000) == 0 {
+            t.format("%Y-%m-%d %H:%M:%S").to_string()
+        } else {
+            t.format("%Y-%m-%d %H:%M:%S%.6f").to_string()
+        };
+        Some(text.trim_start_matches('+').to_string())
+    }
+
+    /// The decimal text by string operations (the reference of
+    /// [`write_decimal`]).
+    fn reference_decimal(v: i128, scale: i8) -> String {
+        if scale <= 0 {
+            let mut s = v.to_string();
+            if v != 0 {
+                s.push_str(&"0".repeat(usize::from(scale.unsigned_abs())));
+            }
+            return s;
+        }
+        let scale = usize::from(scale.unsigned_abs());
+        let digits = format!("{:0>w$}", v.unsigned_abs(), w = scale + 1);
+        let (int, frac) = digits.split_at(digits.len() - scale);
+        format!("{}{int}.{frac}", if v < 0 { "-" } else { "" })
+    }
+
+    #[test]
+    fn timestamps_equal_chronos_text_at_the_edges() {
+        const DAY: i64 = 86_400_000_000;
+        // 0000-01-01, 0100-01-01 (Access's first day), 1899-12-30,
+        // 1970, leap days, 9999-12-31 23:59:59.999999 and past it
+        let edges = [
+            -62_167_219_200_000_000,
+            -59_011_459_200_000_000,
+            -2_209_161_600_000_000,
+            0,
+            951_782_400_000_000,
+            253_402_300_799_999_999,
+            253_402_300_800_000_000,
+            -62_167_219_200_000_001,
+            i64::MIN,
+            i64::MAX,
+        ];
+        for e in edges {
+            for d in [-DAY, -1, 0, 1, 999_999, 1_000_000, DAY] {
+                let m = e.saturating_add(d);
+                assert_eq!(timestamp_text(m), chrono_text(m), "{m}");
+            }
+        }
+    }
+
+    #[test]
+    fn decimals_equal_the_reference_at_the_edges() {
+        for v in [
+            0,
+            1,
+            -1,
+            9_999,
+            10_000,
+            -10_001,
+            i128::from(i64::MAX),
+            i128::from(i64::MIN),
+            i128::from(u64::MAX),
+            i128::from(u64::MAX) + 1,
+            i128::MAX,
+            i128::MIN + 1,
+        ] {
+            for scale in [-3, 0, 1, 4, 20, 28, 38] {
+                assert_eq!(
+                    decimal_text(v, scale),
+                    reference_decimal(v, scale),
+                    "{v} scale {scale}"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn timestamps_equal_chronos_text(m in proptest::num::i64::ANY) {
+            // every range: whole seconds, whole days and any µs
+            for x in [m, m.saturating_sub(m.rem_euclid(1_000_000)), m.saturating_sub(m.rem_euclid(86_400_000_000))] {
+                proptest::prop_assert_eq!(timestamp_text(x), chrono_text(x));
+            }
+            let access = m.rem_euclid(316_000_000_000_000_000) - 59_011_459_200_000_000;
+            proptest::prop_assert_eq!(timestamp_text(access), chrono_text(access));
+        }
+
+        #[test]
+        fn decimals_equal_the_reference(v in proptest::num::i128::ANY, small in proptest::num::i64::ANY, scale in -4i8..=38) {
+            proptest::prop_assert_eq!(decimal_text(v, scale), reference_decimal(v, scale));
+            let small = i128::from(small);
+            proptest::prop_assert_eq!(decimal_text(small, scale), reference_decimal(small, scale));
+        }
     }
 }

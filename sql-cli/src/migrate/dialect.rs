@@ -12,11 +12,27 @@ pub fn ident(t: Target, name: &str) -> String {
 }
 
 /// `s` as a string literal of `t`: `'…'` with `'` doubled (and `\`
-/// doubled in MySQL, where it escapes by default).
+/// doubled in MySQL, where it escapes by default). In SQLite, whose
+/// literals have no escapes, a carriage return or NUL is written as
+/// `char(13)` / `char(0)` joined to the rest with `||`, in parentheses:
+/// the `sqlite3` shell drops a carriage return before a line's end, and
+/// reads no NUL.
 pub fn string(t: Target, s: &str) -> String {
     let s = s.replace('\'', "''");
     match t {
         Target::Mysql => format!("'{}'", s.replace('\\', "\\\\")),
+        Target::Sqlite if s.contains(['\r', '\0']) => {
+            let mut out = String::from("('");
+            for ch in s.chars() {
+                match ch {
+                    '\r' => out.push_str("' || char(13) || '"),
+                    '\0' => out.push_str("' || char(0) || '"),
+                    c => out.push(c),
+                }
+            }
+            out.push_str("')");
+            out
+        }
         _ => format!("'{s}'"),
     }
 }
@@ -75,6 +91,10 @@ mod tests {
         );
         assert_eq!(ident(Target::Mysql, "a`b"), "`a``b`");
         assert_eq!(string(Target::Sqlite, "it's"), "'it''s'");
+        assert_eq!(
+            string(Target::Sqlite, "a\r\nb\0"),
+            "('a' || char(13) || '\nb' || char(0) || '')"
+        );
         assert_eq!(string(Target::Mysql, "a\\b'"), "'a\\\\b'''");
         assert_eq!(bytes(Target::Postgres, &[1, 0xAB]), "'\\x01AB'::bytea");
         assert_eq!(cut("Umsätze", 5), "Umsä");

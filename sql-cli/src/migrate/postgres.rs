@@ -1,23 +1,24 @@
 //! `jetsql migrate FILE postgresql://…`: the database written into a
 //! PostgreSQL database in one transaction — tables, then the data of each
-//! through `COPY … FROM STDIN` (text format), then the auto-number
-//! counters, indexes and foreign keys. Any failure (or a kill: the server
+//! through `COPY … FROM STDIN (FORMAT binary)` (each value in the column
+//! type's binary form, which the server stores without parsing text),
+//! then the auto-number counters, indexes and foreign keys. Any failure (or a kill: the server
 //! rolls back a transaction whose client went away) leaves the database
 //! as it was.
 
-use super::data::{self, Problem, TargetRows, Value};
+use super::data::{self, Problem};
 use super::ddl;
 use super::dialect::ident;
-use super::schema::{Model, TableModel};
+use super::schema::Model;
 use super::types::Target;
 use super::views::ViewSql;
-use datafusion::arrow::array::RecordBatch;
-use futures::SinkExt;
 use jet_storage::Database;
-use std::fmt::Write as _;
-use std::io::Cursor;
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::types::Type;
 
 const T: Target = Target::Postgres;
+
+mod binary;
 
 /// Whether a migration target names a PostgreSQL database: a
 /// `postgres://` or `postgresql://` URL, or a `key=value` connection
@@ -28,83 +29,6 @@ pub fn is_postgres(target: &str) -> bool {
         || l.starts_with("postgresql://")
         || l.split_whitespace()
             .any(|w| w.starts_with("host=") || w.starts_with("dbname="))
-}
-
-/// A float as COPY text.
-fn float_text(out: &mut String, x: f64, real: bool) {
-    if x.is_nan() {
-        out.push_str("NaN");
-    } else if x.is_infinite() {
-        out.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" });
-    } else if real {
-        let _ = write!(out, "{:?}", x as f32);
-    } else {
-        let _ = write!(out, "{x:?}");
-    }
-}
-
-/// Appends `v` as a field of COPY's text format.
-pub fn copy_field(out: &mut String, v: &Value<'_>) {
-    match *v {
-        Value::Null => out.push_str("\\N"),
-        Value::Bool(b) => out.push(if b { 't' } else { 'f' }),
-        Value::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Value::F32(x) => float_text(out, f64::from(x), true),
-        Value::F64(x) => float_text(out, x, false),
-        Value::Dec(u, s) => out.push_str(&data::decimal_text(u, s)),
-        // PostgreSQL reads a year past 9999 without chrono's `+`
-        Value::Micros(m) => match data::timestamp_text(m) {
-            Some(t) => out.push_str(t.trim_start_matches('+')),
-            None => out.push_str("\\N"),
-        },
-        Value::Text(s) => {
-            for ch in s.chars() {
-                match ch {
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\r' => out.push_str("\\r"),
-                    '\t' => out.push_str("\\t"),
-                    // refused before (cannot_hold); never sent
-                    '\0' => {}
-                    c => out.push(c),
-                }
-            }
-        }
-        Value::Bytes(b) => {
-            out.push_str("\\\\x");
-            for x in b {
-                let _ = write!(out, "{x:02x}");
-            }
-        }
-    }
-}
-
-/// The COPY text of one batch (rows `first_row + 1 …`); values
-/// PostgreSQL cannot hold are reported and sent as NULL.
-fn copy_text(
-    t: &TableModel,
-    b: &RecordBatch,
-    first_row: u64,
-    problems: &mut Vec<Problem>,
-) -> String {
-    let mut out = String::with_capacity(b.num_rows() * 64);
-    let rows = TargetRows {
-        target: T,
-        table: t,
-        first_row,
-    };
-    for r in 0..b.num_rows() {
-        for (i, c) in t.columns.iter().enumerate() {
-            if i > 0 {
-                out.push('\t');
-            }
-            copy_field(&mut out, &rows.cell(b, c, r, problems));
-        }
-        out.push('\n');
-    }
-    out
 }
 
 fn pg_err(e: tokio_postgres::Error) -> String {
@@ -135,28 +59,35 @@ fn load(
         progress.set_prefix(t.name.clone());
         let table = db.table(&t.name).map_err(|e| e.to_string())?;
         let copy = format!(
-            "COPY {} ({}) FROM STDIN",
+            "COPY {} ({}) FROM STDIN (FORMAT binary)",
             ident(T, &t.name),
             ddl::insert_columns(T, t)
         );
         let sink = rt
-            .block_on(client.copy_in::<_, Cursor<Vec<u8>>>(copy.as_str()))
+            .block_on(client.copy_in::<_, bytes::Bytes>(copy.as_str()))
             .map_err(|e| format!("{}: {}", t.name, pg_err(e)))?;
-        let mut sink = Box::pin(sink);
+        let types: Vec<Type> = t
+            .columns
+            .iter()
+            .map(|c| binary::column_type(c.jet))
+            .collect();
+        let mut writer = Box::pin(BinaryCopyInWriter::new(sink, &types));
         let mut rows = 0u64;
         let mut max = None;
         data::scan(&table, |b, pages| {
-            let text = copy_text(t, b, rows, &mut problems);
-            if !text.is_empty() {
-                rt.block_on(sink.as_mut().send(Cursor::new(text.into_bytes())))
-                    .map_err(|e| format!("{}: {}", t.name, pg_err(e)))?;
-            }
+            rt.block_on(binary::write_batch(
+                writer.as_mut(),
+                t,
+                b,
+                rows,
+                &mut problems,
+            ))?;
             rows += b.num_rows() as u64;
             max = max.max(data::max_auto(t, b));
             progress.inc(pages as u64);
             Ok(())
         })?;
-        rt.block_on(sink.as_mut().finish())
+        rt.block_on(writer.as_mut().finish())
             .map_err(|e| format!("{}: {}", t.name, pg_err(e)))?;
         if let Some(next) = t.next_auto {
             for s in ddl::carry_counter(T, t, next.max(max.unwrap_or(0) + 1)) {
@@ -271,16 +202,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn copy_text_escapes() {
-        let mut s = String::new();
-        copy_field(&mut s, &Value::Text("a\tb\\c\nd"));
-        assert_eq!(s, "a\\tb\\\\c\\nd");
-        s.clear();
-        copy_field(&mut s, &Value::Bytes(&[0, 0xff]));
-        assert_eq!(s, "\\\\x00ff");
-        s.clear();
-        copy_field(&mut s, &Value::F64(f64::NEG_INFINITY));
-        assert_eq!(s, "-Infinity");
+    fn postgres_targets_are_recognised() {
         assert!(is_postgres("postgresql://u@h/db"));
         assert!(is_postgres("host=/tmp user=x dbname=y"));
         assert!(!is_postgres("out.sqlite"));

@@ -62,7 +62,6 @@ pub fn literal(target: Target, jet: JetType, v: &Value<'_>) -> Option<String> {
         Value::Dec(u, s) => data::decimal_text(*u, *s),
         Value::Micros(m) => {
             let ts = data::timestamp_text(*m)?;
-            let ts = ts.trim_start_matches('+');
             match target {
                 Target::Postgres | Target::Duckdb => format!("TIMESTAMP '{ts}'"),
                 _ => format!("'{ts}'"),

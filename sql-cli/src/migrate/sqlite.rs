@@ -10,40 +10,155 @@ use super::types::Target;
 use super::views::ViewSql;
 use datafusion::arrow::array::RecordBatch;
 use jet_storage::Database;
-use rusqlite::types::{ToSqlOutput, ValueRef};
 use std::path::{Path, PathBuf};
 
 const T: Target = Target::Sqlite;
 
-/// One bound parameter.
-enum Param<'a> {
-    Borrowed(ValueRef<'a>),
-    Text(String),
-}
+/// Rows one execution of the multi-row INSERT carries: SQLite runs its
+/// program once for them (one cursor opened, one statement reset) instead
+/// of once a row. At most [`MAX_PARAMETERS`] values in all.
+const ROWS_PER_INSERT: usize = 64;
 
-impl rusqlite::ToSql for Param<'_> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(match self {
-            Param::Borrowed(v) => ToSqlOutput::Borrowed(*v),
-            Param::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
-        })
+/// SQLite's bound on a statement's parameters (SQLITE_MAX_VARIABLE_NUMBER
+/// of the bundled library).
+const MAX_PARAMETERS: usize = 32_766;
+
+/// Binds `v` to parameter `i` (from 1): numbers as numbers, Currency,
+/// Decimal and dates as text written into `scratch` (SQLite copies a
+/// bound text), text and bytes borrowed.
+fn bind(
+    stmt: &mut rusqlite::Statement<'_>,
+    i: usize,
+    v: Value<'_>,
+    scratch: &mut String,
+) -> rusqlite::Result<()> {
+    match v {
+        Value::Null => stmt.raw_bind_parameter(i, rusqlite::types::Null),
+        Value::Bool(b) => stmt.raw_bind_parameter(i, i64::from(b)),
+        Value::Int(x) => stmt.raw_bind_parameter(i, x),
+        Value::F32(x) => stmt.raw_bind_parameter(i, f64::from(x)),
+        Value::F64(x) => stmt.raw_bind_parameter(i, x),
+        Value::Dec(u, s) => {
+            scratch.clear();
+            data::write_decimal(scratch, u, s);
+            stmt.raw_bind_parameter(i, scratch.as_str())
+        }
+        Value::Micros(m) => {
+            scratch.clear();
+            if data::write_timestamp(scratch, m) {
+                stmt.raw_bind_parameter(i, scratch.as_str())
+            } else {
+                stmt.raw_bind_parameter(i, rusqlite::types::Null)
+            }
+        }
+        Value::Text(s) => stmt.raw_bind_parameter(i, s),
+        Value::Bytes(b) => stmt.raw_bind_parameter(i, b),
     }
 }
 
-fn param<'a>(v: &Value<'a>) -> Param<'a> {
-    match *v {
-        Value::Null => Param::Borrowed(ValueRef::Null),
-        Value::Bool(b) => Param::Borrowed(ValueRef::Integer(i64::from(b))),
-        Value::Int(i) => Param::Borrowed(ValueRef::Integer(i)),
-        Value::F32(x) => Param::Borrowed(ValueRef::Real(f64::from(x))),
-        Value::F64(x) => Param::Borrowed(ValueRef::Real(x)),
-        Value::Dec(u, s) => Param::Text(data::decimal_text(u, s)),
-        Value::Micros(m) => match data::timestamp_text(m) {
-            Some(t) => Param::Text(t),
-            None => Param::Borrowed(ValueRef::Null),
-        },
-        Value::Text(s) => Param::Borrowed(ValueRef::Text(s.as_bytes())),
-        Value::Bytes(b) => Param::Borrowed(ValueRef::Blob(b)),
+/// The prepared INSERTs of one table: one row, and [`ROWS_PER_INSERT`]
+/// rows when that many fit SQLite's parameter bound.
+struct Inserter<'c> {
+    one: rusqlite::Statement<'c>,
+    many: Option<rusqlite::Statement<'c>>,
+    scratch: String,
+}
+
+impl<'c> Inserter<'c> {
+    fn new(tx: &'c rusqlite::Transaction<'_>, t: &TableModel) -> Result<Self, String> {
+        let prepare = |rows: usize| {
+            let row = format!("({})", vec!["?"; t.columns.len()].join(", "));
+            tx.prepare(&format!(
+                "INSERT INTO {} ({}) VALUES {}",
+                super::dialect::ident(T, &t.name),
+                ddl::insert_columns(T, t),
+                vec![row; rows].join(", ")
+            ))
+            .map_err(|e| format!("{}: {}", t.name, sql_err(e)))
+        };
+        let many = if t.columns.len() * ROWS_PER_INSERT <= MAX_PARAMETERS {
+            Some(prepare(ROWS_PER_INSERT)?)
+        } else {
+            None
+        };
+        Ok(Inserter {
+            one: prepare(1)?,
+            many,
+            scratch: String::new(),
+        })
+    }
+
+    /// Inserts the rows of one batch (rows `first_row + 1 …` of the
+    /// table): whole runs of [`ROWS_PER_INSERT`] through the multi-row
+    /// statement, the rest one by one. A refused multi-row INSERT changes
+    /// nothing (SQLite undoes the statement), so its rows are tried one by
+    /// one to name the row SQLite refuses.
+    fn insert_batch(
+        &mut self,
+        t: &TableModel,
+        b: &RecordBatch,
+        first_row: u64,
+        problems: &mut Vec<Problem>,
+    ) -> Result<(), String> {
+        let rows = TargetRows {
+            target: T,
+            table: t,
+            first_row,
+        };
+        let cells: Vec<data::Cells<'_>> = t
+            .columns
+            .iter()
+            .map(|c| data::Cells::new(b.column(c.source)))
+            .collect();
+        let width = t.columns.len();
+        let n = b.num_rows();
+        let mut r = 0;
+        while r < n {
+            if let Some(many) = self.many.as_mut().filter(|_| n - r >= ROWS_PER_INSERT) {
+                for k in 0..ROWS_PER_INSERT {
+                    for (j, (c, cells)) in t.columns.iter().zip(&cells).enumerate() {
+                        let v = rows.check(c, r + k, cells.value(r + k), problems);
+                        bind(many, k * width + j + 1, v, &mut self.scratch).map_err(sql_err)?;
+                    }
+                }
+                if many.raw_execute().is_err() {
+                    // the rows again, one by one, for the refused one's
+                    // number (their problems are already counted)
+                    let mut again = Vec::new();
+                    for k in 0..ROWS_PER_INSERT {
+                        self.insert_row(t, &rows, &cells, r + k, &mut again)?;
+                    }
+                }
+                r += ROWS_PER_INSERT;
+            } else {
+                self.insert_row(t, &rows, &cells, r, problems)?;
+                r += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Inserts row `r` of a batch through the one-row statement.
+    fn insert_row(
+        &mut self,
+        t: &TableModel,
+        rows: &TargetRows<'_>,
+        cells: &[data::Cells<'_>],
+        r: usize,
+        problems: &mut Vec<Problem>,
+    ) -> Result<(), String> {
+        for (j, (c, cells)) in t.columns.iter().zip(cells).enumerate() {
+            let v = rows.check(c, r, cells.value(r), problems);
+            bind(&mut self.one, j + 1, v, &mut self.scratch).map_err(sql_err)?;
+        }
+        self.one.raw_execute().map(|_| ()).map_err(|e| {
+            format!(
+                "{} row {}: {}",
+                t.name,
+                rows.first_row + r as u64 + 1,
+                sql_err(e)
+            )
+        })
     }
 }
 
@@ -58,38 +173,6 @@ pub fn partial_path(target: &Path) -> PathBuf {
 
 fn sql_err(e: rusqlite::Error) -> String {
     format!("SQLite: {e}")
-}
-
-/// Inserts the rows of one batch.
-fn insert_batch(
-    stmt: &mut rusqlite::Statement<'_>,
-    t: &TableModel,
-    b: &RecordBatch,
-    first_row: u64,
-    problems: &mut Vec<Problem>,
-) -> Result<(), String> {
-    let mut params: Vec<Param<'_>> = Vec::with_capacity(t.columns.len());
-    let rows = TargetRows {
-        target: T,
-        table: t,
-        first_row,
-    };
-    for r in 0..b.num_rows() {
-        params.clear();
-        for c in &t.columns {
-            params.push(param(&rows.cell(b, c, r, problems)));
-        }
-        stmt.execute(rusqlite::params_from_iter(params.iter()))
-            .map_err(|e| {
-                format!(
-                    "{} row {}: {}",
-                    t.name,
-                    first_row + r as u64 + 1,
-                    sql_err(e)
-                )
-            })?;
-    }
-    Ok(())
 }
 
 /// Builds the SQLite database at `partial`.
@@ -120,18 +203,11 @@ fn build(
     for t in &model.tables {
         progress.set_prefix(t.name.clone());
         let table = db.table(&t.name).map_err(|e| e.to_string())?;
-        let marks = vec!["?"; t.columns.len()].join(", ");
-        let mut stmt = tx
-            .prepare(&format!(
-                "INSERT INTO {} ({}) VALUES ({marks})",
-                super::dialect::ident(T, &t.name),
-                ddl::insert_columns(T, t)
-            ))
-            .map_err(|e| format!("{}: {}", t.name, sql_err(e)))?;
+        let mut inserter = Inserter::new(&tx, t)?;
         let mut rows = 0u64;
         let mut max = None;
         data::scan(&table, |b, pages| {
-            insert_batch(&mut stmt, t, b, rows, &mut problems)?;
+            inserter.insert_batch(t, b, rows, &mut problems)?;
             rows += b.num_rows() as u64;
             max = max.max(data::max_auto(t, b));
             progress.inc(pages as u64);

@@ -443,3 +443,66 @@ pub fn jetsql_rows(file: &Path, name: &str) -> Result<Vec<Vec<String>>, String> 
     rows.sort();
     Ok(rows)
 }
+
+/// A copy of the corpus's `jackcess/V2019/extDateTestV2019.accdb` (ACE17,
+/// whose `Table1` has extended Date/Time columns) in `dir` with one more
+/// table, `EveryType`, of every Access type a table can declare (Yes/No,
+/// Byte, Integer, Long, Large Number, Currency, Decimal, Single, Double,
+/// Date/Time, Text, Memo, GUID, Binary, OLE Object), holding edge values
+/// (bounds, fractions, NULLs, control and non-ASCII characters, 00/FF
+/// bytes), written through `jetsql --write`.
+pub fn every_type_file(dir: &Path) -> Option<PathBuf> {
+    let path = dir.join("every_type.accdb");
+    std::fs::copy(
+        corpus()?.join("jackcess/V2019/extDateTestV2019.accdb"),
+        &path,
+    )
+    .unwrap();
+    // the corpus's files are read-only; the copy is written
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&path, perms).unwrap();
+    let create = "CREATE TABLE EveryType (ID COUNTER PRIMARY KEY, YesNo BIT, B BYTE, \
+         I SMALLINT, L INTEGER, Big BIGINT, Money CURRENCY, Dec DECIMAL(28,6), \
+         S REAL, D DOUBLE, T DATETIME, Txt VARCHAR(80), Note MEMO, G GUID, \
+         Bin VARBINARY(16), Ole LONGBINARY)";
+    let rows = [
+        "(TRUE, 0, -32768, -2147483648, -9223372036854775808, \
+          CAST('-922337203685477.5808' AS DECIMAL(19,4)), \
+          CAST('-1234567890123456789012.345678' AS DECIMAL(28,6)), \
+          CAST('-3.4028235e38' AS REAL), CAST('-1.7976931348623157e308' AS DOUBLE), \
+          arrow_cast('0100-01-01T00:00:00', 'Timestamp(Microsecond, None)'), '', '', \
+          '{00000000-0000-0000-0000-000000000000}', X'00', X'00')",
+        "(FALSE, 255, 32767, 2147483647, 9223372036854775807, \
+          CAST('922337203685477.5807' AS DECIMAL(19,4)), \
+          CAST('0.000001' AS DECIMAL(28,6)), \
+          CAST('1.4e-45' AS REAL), CAST('5e-324' AS DOUBLE), \
+          arrow_cast('9999-12-31T23:59:59', 'Timestamp(Microsecond, None)'), 'tab\tnew\nline \\ \"q\" ''a''', \
+          'ünïcödé ✓ 中文 😀', '{FFFFFFFF-ABCD-EF01-2345-6789ABCDEF01}', \
+          X'FF00FF00FF00FF00FF00FF00FF00FF00', X'0102030405060708090A')",
+        "(TRUE, 7, 0, 0, 0, CAST('0.0001' AS DECIMAL(19,4)), \
+          CAST('0' AS DECIMAL(28,6)), CAST('0.1' AS REAL), CAST('0.1' AS DOUBLE), \
+          arrow_cast('1899-12-30T12:34:56.789', 'Timestamp(Microsecond, None)'), 'x', repeat('memo ', 2000), \
+          '{12345678-90AB-CDEF-1234-567890ABCDEF}', X'', CAST(repeat('ole', 20000) AS BYTEA))",
+        "(FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+          NULL, NULL, NULL)",
+    ];
+    let insert = format!(
+        "INSERT INTO EveryType (YesNo, B, I, L, Big, Money, Dec, S, D, T, Txt, Note, G, Bin, Ole) VALUES {}",
+        rows.join(", ")
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_jetsql"))
+        .arg("--write")
+        .args(["--dialect", "datafusion"])
+        .arg(&path)
+        .args(["-c", create, "-c", &insert])
+        .output()
+        .expect("jetsql runs");
+    assert!(
+        out.status.success(),
+        "EveryType: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(path)
+}
