@@ -145,13 +145,17 @@ fn large_values_are_resources_exhausted_not_aborts() {
 /// 808 MB `Replace` result aborted under `ulimit -v` ("memory allocation
 /// of 807971706 bytes failed"): the operator copied each text operand and
 /// grew its result by doubling, and the result column was built over
-/// copies again. Now it answers or refuses in one line, as any fuzz run
-/// must.
+/// copies again. And (seed 36, run 3660) a 1.2 GB `Replace` result of
+/// constant arguments aborted ("memory allocation of 1175713742 bytes
+/// failed"): an Access function on constants copied its text result into
+/// an array and from it into a scalar, and `Len` copied it in again. Now
+/// each answers or refuses in one line, as any fuzz run must.
 #[test]
 fn large_access_concatenations_answer_or_refuse() {
     for sql in [
         "SELECT Len((Replace(String(14962439, 'x'), 'x', String(54, 'x')) & ('ab' & 'x')))",
         "SELECT Len(String(300000000, 'x') & String(300000000, 'y') & 'z')",
+        "SELECT Len(Replace(String(12507593, 'x'), 'x', Replace(Space(94), 'x', Replace(Space(3), 'x', 'ab'))))",
     ] {
         let out = under_ulimit(
             ULIMIT_KB,
