@@ -167,11 +167,15 @@ pub fn usable_foreign_keys(model: &Model) -> (Vec<&ForeignKey>, Vec<String>) {
 }
 
 /// `CREATE TABLE` for `t`; in SQLite with its foreign keys `fks` inline.
-/// Notes (untranslated defaults, complex columns) are pushed to `notes`.
+/// The primary key is declared inline when `inline_key` (else
+/// [`add_primary_key`] adds it once the rows are in: one index build
+/// instead of a million index inserts). Notes (untranslated defaults,
+/// complex columns) are pushed to `notes`.
 pub fn create_table(
     target: Target,
     t: &TableModel,
     fks: &[&ForeignKey],
+    inline_key: bool,
     notes: &mut Vec<String>,
 ) -> String {
     let mut parts: Vec<String> = t
@@ -180,7 +184,7 @@ pub fn create_table(
         .map(|c| column_def(target, t, c, notes))
         .collect();
     let rowid = target == Target::Sqlite && sqlite_rowid_auto(t).is_some();
-    if !t.primary_key.is_empty() && !rowid {
+    if !t.primary_key.is_empty() && !rowid && inline_key {
         parts.push(format!(
             "PRIMARY KEY ({})",
             col_list(target, &t.primary_key)
@@ -250,6 +254,19 @@ impl IndexNames {
             n += 1;
         }
     }
+}
+
+/// `ALTER TABLE … ADD PRIMARY KEY` for a table created without its key
+/// ([`create_table`] with `inline_key` false); `None` for a table
+/// without one.
+pub fn add_primary_key(target: Target, t: &TableModel) -> Option<String> {
+    (!t.primary_key.is_empty()).then(|| {
+        format!(
+            "ALTER TABLE {} ADD PRIMARY KEY ({})",
+            ident(target, &t.name),
+            col_list(target, &t.primary_key)
+        )
+    })
 }
 
 /// `CREATE INDEX` statements of `t`.

@@ -2,7 +2,8 @@
 //! PostgreSQL database in one transaction — tables, then the data of each
 //! through `COPY … FROM STDIN (FORMAT binary)` (each value in the column
 //! type's binary form, which the server stores without parsing text),
-//! then the auto-number counters, indexes and foreign keys. Any failure (or a kill: the server
+//! then the auto-number counters, primary keys, indexes and foreign keys
+//! (each key and index built once over the loaded rows). Any failure (or a kill: the server
 //! rolls back a transaction whose client went away) leaves the database
 //! as it was.
 
@@ -52,7 +53,8 @@ fn load(
     let (fks, fk_notes) = ddl::usable_foreign_keys(model);
     notes.extend(fk_notes);
     for t in &model.tables {
-        exec(&ddl::create_table(T, t, &fks, notes)).map_err(|e| format!("{}: {e}", t.name))?;
+        exec(&ddl::create_table(T, t, &fks, false, notes))
+            .map_err(|e| format!("{}: {e}", t.name))?;
     }
     let mut problems = Vec::new();
     for t in &model.tables {
@@ -93,6 +95,12 @@ fn load(
             for s in ddl::carry_counter(T, t, next.max(max.unwrap_or(0) + 1)) {
                 exec(&s)?;
             }
+        }
+    }
+    // keys, then indexes, then the foreign keys that need the keys
+    for t in &model.tables {
+        if let Some(s) = ddl::add_primary_key(T, t) {
+            exec(&s).map_err(|e| format!("{}: {e}", t.name))?;
         }
     }
     let mut names = ddl::IndexNames::new(T);

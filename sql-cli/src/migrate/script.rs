@@ -154,7 +154,7 @@ pub fn dump(
         },
     )?;
     for t in &model.tables {
-        let sql = ddl::create_table(target, t, &fks, &mut notes);
+        let sql = ddl::create_table(target, t, &fks, true, &mut notes);
         w(out, &format!("\n{sql};\n"))?;
     }
     let mut counters = Vec::new();

@@ -196,7 +196,7 @@ fn build(
     let (fks, fk_notes) = ddl::usable_foreign_keys(model);
     notes.extend(fk_notes);
     for t in &model.tables {
-        tx.execute_batch(&ddl::create_table(T, t, &fks, notes))
+        tx.execute_batch(&ddl::create_table(T, t, &fks, true, notes))
             .map_err(|e| format!("{}: {}", t.name, sql_err(e)))?;
     }
     let mut problems = Vec::new();
