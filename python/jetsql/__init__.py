@@ -36,6 +36,7 @@ from ._jetsql import (
 
 if TYPE_CHECKING:
     import pandas
+    import polars
 
 __all__ = [
     "ConstraintViolation",
@@ -248,6 +249,21 @@ class Database:
         the dtypes and ``currency``); ``columns`` and ``limit`` as in
         :meth:`read`."""
         return to_pandas(self.read(name, columns, limit), currency=currency, **kwargs)
+
+    def to_polars(
+        self,
+        name: str,
+        columns: Optional[Sequence[str]] = None,
+        limit: Optional[int] = None,
+    ) -> "polars.DataFrame":
+        """Table ``name`` as a Polars DataFrame, made from the Arrow batches
+        without concatenating them (``rechunk=False``: one Polars chunk per
+        batch, numbers and dates shared with Arrow, not copied); Currency
+        stays an exact ``Decimal(19, 4)``. ``columns`` and ``limit`` as in
+        :meth:`read`."""
+        import polars as pl
+
+        return pl.from_arrow(self.read(name, columns, limit), rechunk=False)
 
     def sql(self, query: str) -> pa.Table:
         """Run ``query`` and return its rows as a ``pyarrow.Table``.

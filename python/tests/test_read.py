@@ -173,6 +173,22 @@ def test_pandas_currency_choices_keep_mdbtools_values(nwind, mdbtools):
     ]
 
 
+def test_polars_frame_holds_mdbtools_rows(nwind, mdbtools):
+    """Issue 36: to_polars without a copy into one chunk; the same rows,
+    NULLs and exact Currency values as mdb-export."""
+    header, rows = mdb_export(nwind, "Orders")
+    with jetsql.open(nwind) as db:
+        df = db.to_polars("Orders", columns=["OrderID", "ShipRegion", "Freight"])
+    assert df.height == len(rows)
+    assert df["OrderID"].to_list() == [int(r[header.index("OrderID")]) for r in rows]
+    region = header.index("ShipRegion")
+    assert df["ShipRegion"].null_count() == sum(r[region] is None for r in rows)
+    freight = header.index("Freight")
+    assert df["Freight"].to_list() == [
+        None if r[freight] is None else decimal.Decimal(r[freight]) for r in rows
+    ]
+
+
 def test_sql_counts_with_the_access_session(nwind, mdbtools):
     _, rows = mdb_export(nwind, "Orders")
     expected = sum(1 for r in rows if r[0] == "10250")
