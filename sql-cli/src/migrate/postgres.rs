@@ -1,7 +1,10 @@
 //! `jetsql migrate FILE postgresql://…`: the database written into a
 //! PostgreSQL database in one transaction — tables, then the data of each
-//! through `COPY … FROM STDIN (FORMAT binary)` (each value in the column
-//! type's binary form, which the server stores without parsing text),
+//! through `COPY … FROM STDIN (FORMAT binary, FREEZE)` (each value in
+//! the column type's binary form, which the server stores without parsing
+//! text; the rows written frozen, as the table is new in this
+//! transaction: no later vacuum rewrites them, and they are all-visible
+//! for index-only scans from the start),
 //! then the auto-number counters, primary keys, indexes and foreign keys
 //! (each key and index built once over the loaded rows). Any failure (or a kill: the server
 //! rolls back a transaction whose client went away) leaves the database
@@ -61,7 +64,7 @@ fn load(
         progress.set_prefix(t.name.clone());
         let table = db.table(&t.name).map_err(|e| e.to_string())?;
         let copy = format!(
-            "COPY {} ({}) FROM STDIN (FORMAT binary)",
+            "COPY {} ({}) FROM STDIN (FORMAT binary, FREEZE)",
             ident(T, &t.name),
             ddl::insert_columns(T, t)
         );
