@@ -136,24 +136,46 @@ impl PageRun {
         var: bool,
     ) -> Result<(), FormatError> {
         let has_var = def.num_var_cols > 0;
+        // the layouts first, then every row's offsets into one buffer
+        // sized once (sized row by row, its zeroing was a library call a
+        // row); errors come in row order as if each row were done whole
+        let mut total = self.offsets.len();
+        let mut bad_layout = None;
         for range in &self.rows {
             let row = &page.bytes[range.clone()];
             let layout = if version.is_jet3() {
                 jet3_layout(row, has_var)
             } else {
                 jet4_layout(row, has_var)
+            };
+            match layout {
+                Ok(layout) => {
+                    self.offsets_at.push(total);
+                    if var {
+                        total = total.saturating_add(layout.var_count.saturating_add(1));
+                    }
+                    self.layouts.push(layout);
+                }
+                Err(r) => {
+                    bad_layout = Some(corrupt(page.number, range.start, "row layout", r));
+                    break;
+                }
             }
-            .map_err(|r| corrupt(page.number, range.start, "row layout", r))?;
-            let at = self.offsets.len();
-            self.offsets_at.push(at);
-            if var {
-                self.offsets.resize(at + layout.var_count + 1, 0);
-                var_offsets(row, &layout, &mut self.offsets[at..])
+        }
+        if var {
+            self.offsets.resize(total, 0);
+            for ((range, layout), &at) in self.rows.iter().zip(&self.layouts).zip(&self.offsets_at)
+            {
+                let row = &page.bytes[range.clone()];
+                let out = self.offsets.get_mut(at..).unwrap_or_default();
+                var_offsets(row, layout, out)
                     .map_err(|r| corrupt(page.number, range.start, "variable offsets", r))?;
             }
-            self.layouts.push(layout);
         }
-        Ok(())
+        match bad_layout {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// Rows in the run.
