@@ -43,6 +43,10 @@ enum Builder {
     Bin(BinaryBuilder),
 }
 
+/// Values of a fixed-width column gathered before one append to the
+/// builder ([`ColumnDecoder::append_run`]).
+const BLOCK: usize = 64;
+
 /// The text of `bytes`: UCS-2 (Jet4+) or code-page bytes (Jet3). Pure
 /// ASCII values are borrowed straight from the row; others are decoded
 /// into `out`.
@@ -336,9 +340,13 @@ impl ColumnDecoder {
             column: name.clone(),
             what,
         };
-        // fixed-width little-endian values: `$n` bytes, converted by `$conv`
+        // fixed-width little-endian values: `$n` bytes, converted by `$conv`;
+        // values gathered in a block and appended a block at a time (the
+        // builder's one-value append is a call a value)
         macro_rules! fixed_run {
             ($b:expr, $n:literal, $what:expr, |$a:ident| $conv:expr) => {{
+                let mut block = [Default::default(); BLOCK];
+                let mut filled = 0;
                 for i in 0..n {
                     match field!(i) {
                         (RawField::Bytes(raw), at) => {
@@ -346,12 +354,22 @@ impl ColumnDecoder {
                             else {
                                 return Err(short(at, $what));
                             };
-                            $b.append_value($conv);
+                            block[filled] = $conv;
+                            filled += 1;
+                            if filled == BLOCK {
+                                $b.append_slice(&block);
+                                filled = 0;
+                            }
                         }
                         // a mask Boolean reaches only Boolean columns
-                        (RawField::Null | RawField::Bool(_), _) => $b.append_null(),
+                        (RawField::Null | RawField::Bool(_), _) => {
+                            $b.append_slice(&block[..filled]);
+                            filled = 0;
+                            $b.append_null();
+                        }
                     }
                 }
+                $b.append_slice(&block[..filled]);
                 return Ok(());
             }};
         }
