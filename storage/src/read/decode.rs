@@ -417,22 +417,38 @@ impl ColumnDecoder {
                     ))
                 }
                 (Builder::Ts(b), JetType::DateTime) => {
+                    // as fixed_run!, but a date out of range is NULL too
+                    let mut block = [0i64; BLOCK];
+                    let mut filled = 0;
                     for i in 0..n {
-                        match field!(i) {
+                        let micros = match field!(i) {
                             (RawField::Bytes(raw), at) => {
                                 let Some(a) =
                                     raw.get(..8).and_then(|s| <[u8; 8]>::try_from(s).ok())
                                 else {
                                     return Err(short(at, "DateTime value shorter than 8 bytes"));
                                 };
-                                match values::access_date_to_micros(f64::from_le_bytes(a)) {
-                                    Some(v) => b.append_value(v),
-                                    None => b.append_null(),
+                                values::access_date_to_micros(f64::from_le_bytes(a))
+                            }
+                            (RawField::Null | RawField::Bool(_), _) => None,
+                        };
+                        match micros {
+                            Some(v) => {
+                                block[filled] = v;
+                                filled += 1;
+                                if filled == BLOCK {
+                                    b.append_slice(&block);
+                                    filled = 0;
                                 }
                             }
-                            (RawField::Null | RawField::Bool(_), _) => b.append_null(),
+                            None => {
+                                b.append_slice(&block[..filled]);
+                                filled = 0;
+                                b.append_null();
+                            }
                         }
                     }
+                    b.append_slice(&block[..filled]);
                     return Ok(());
                 }
                 (Builder::Str(b), JetType::Text) => {
