@@ -560,36 +560,9 @@ fn migrate_stores_what_the_script_stores() {
         } else {
             let a = stored_rows(&fast);
             let b = stored_rows(&plain);
-            let names =
-                |x: &[(String, Vec<String>)]| x.iter().map(|t| t.0.clone()).collect::<Vec<_>>();
-            if names(&a) != names(&b) {
-                failures.push(format!("{rel}: tables {:?} vs {:?}", names(&a), names(&b)));
-            } else {
+            if let Some(n) = compare_stored(rel, &a, &b, &mut failures) {
                 compared += 1;
-                for ((name, fast_rows), (_, plain_rows)) in a.iter().zip(&b) {
-                    rows += fast_rows.len() - 1;
-                    if fast_rows.len() != plain_rows.len() {
-                        failures.push(format!(
-                            "{rel}: {name}: {} rows vs {} in the script's",
-                            fast_rows.len() - 1,
-                            plain_rows.len() - 1
-                        ));
-                    } else if let Some((i, (x, y))) = fast_rows
-                        .iter()
-                        .zip(plain_rows)
-                        .enumerate()
-                        .find(|(_, (x, y))| x != y)
-                    {
-                        let what = if i == 0 {
-                            "columns".to_string()
-                        } else {
-                            format!("row {i}")
-                        };
-                        failures.push(format!(
-                            "{rel}: {name}: {what}:\n  migrate: {x}\n  script:  {y}"
-                        ));
-                    }
-                }
+                rows += n;
             }
         }
         drop_db(&admin, fast);

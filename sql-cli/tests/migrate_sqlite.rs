@@ -574,37 +574,9 @@ fn migrate_stores_what_the_script_stores() {
         }
         let a = stored_rows(&Connection::open(&fast).unwrap());
         let b = stored_rows(&Connection::open(&plain).unwrap());
-        let names = |x: &[(String, Vec<String>)]| x.iter().map(|t| t.0.clone()).collect::<Vec<_>>();
-        if names(&a) != names(&b) {
-            failures.push(format!("{rel}: tables {:?} vs {:?}", names(&a), names(&b)));
-            continue;
-        }
-        compared += 1;
-        for ((name, fast_rows), (_, plain_rows)) in a.iter().zip(&b) {
-            rows += fast_rows.len() - 1;
-            if fast_rows.len() != plain_rows.len() {
-                failures.push(format!(
-                    "{rel}: {name}: {} rows vs {} in the script's",
-                    fast_rows.len() - 1,
-                    plain_rows.len() - 1
-                ));
-                continue;
-            }
-            if let Some((i, (x, y))) = fast_rows
-                .iter()
-                .zip(plain_rows)
-                .enumerate()
-                .find(|(_, (x, y))| x != y)
-            {
-                let what = if i == 0 {
-                    "columns".to_string()
-                } else {
-                    format!("row {i}")
-                };
-                failures.push(format!(
-                    "{rel}: {name}: {what}:\n  migrate: {x}\n  script:  {y}"
-                ));
-            }
+        if let Some(n) = compare_stored(rel, &a, &b, &mut failures) {
+            compared += 1;
+            rows += n;
         }
     }
     println!("{compared} databases, {rows} rows compared");

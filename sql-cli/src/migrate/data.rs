@@ -4,6 +4,7 @@
 //! and row.
 
 use super::schema::{ColumnModel, TableModel};
+use chrono::Datelike;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BinaryArray, BooleanArray, LargeBinaryArray, LargeStringArray,
     PrimitiveArray, RecordBatch, StringArray,
@@ -113,6 +114,14 @@ impl<'a> Cells<'a> {
     }
 }
 
+/// The readers of `t`'s migrated columns in `b`, in the model's order.
+pub fn table_cells<'b>(t: &TableModel, b: &'b RecordBatch) -> Vec<Cells<'b>> {
+    t.columns
+        .iter()
+        .map(|c| Cells::new(b.column(c.source)))
+        .collect()
+}
+
 /// Cell `row` of `a` (a column of the storage scan).
 pub fn value(a: &ArrayRef, row: usize) -> Value<'_> {
     Cells::new(a).value(row)
@@ -191,16 +200,21 @@ pub fn timestamp_text(micros: i64) -> Option<String> {
 }
 
 /// Appends [`timestamp_text`]`(micros)` to `out`; false (and nothing
-/// appended) outside chrono's range. Years 0‥9999 are written here
-/// (days to the civil date by Howard Hinnant's `civil_from_days`), the
-/// rest by chrono; the text equals chrono's but for the `+` chrono puts
+/// appended) outside chrono's range. Years 0‥9999 are written here from
+/// chrono's calendar date (without its formatter, the cost of a date
+/// column), the rest by chrono's formatter; the text equals chrono's but for the `+` chrono puts
 /// before a year past 9999 (checked in the tests).
 pub fn write_timestamp(out: &mut String, micros: i64) -> bool {
     const DAY: i64 = 86_400_000_000;
+    // days from 0001-01-01 (chrono's day 1) to 1970-01-01
+    const UNIX_EPOCH_CE_DAY: i64 = 719_163;
     let days = micros.div_euclid(DAY);
     let in_day = micros.rem_euclid(DAY);
-    let (y, m, d) = civil_from_days(days);
-    if !(0..=9999).contains(&y) {
+    let date = i32::try_from(days + UNIX_EPOCH_CE_DAY)
+        .ok()
+        .and_then(chrono::NaiveDate::from_num_days_from_ce_opt)
+        .filter(|d| (0..=9999).contains(&d.year()));
+    let Some(date) = date else {
         let Some(t) = chrono::DateTime::from_timestamp_micros(micros) else {
             return false;
         };
@@ -213,7 +227,12 @@ pub fn write_timestamp(out: &mut String, micros: i64) -> bool {
         // chrono writes a year past 9999 with a `+`, which no target reads
         out.push_str(text.trim_start_matches('+'));
         return true;
-    }
+    };
+    let (y, m, d) = (
+        i64::from(date.year()),
+        i64::from(date.month()),
+        i64::from(date.day()),
+    );
     let secs = in_day / 1_000_000;
     let frac = in_day % 1_000_000;
     let mut b = [0u8; 26];
@@ -243,20 +262,6 @@ pub fn write_timestamp(out: &mut String, micros: i64) -> bool {
     };
     out.push_str(std::str::from_utf8(&b[..len]).unwrap_or_default());
     true
-}
-
-/// The proleptic Gregorian (year, month, day) of `days` since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 /// A value the target cannot hold.

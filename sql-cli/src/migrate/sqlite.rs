@@ -105,11 +105,7 @@ impl<'c> Inserter<'c> {
             table: t,
             first_row,
         };
-        let cells: Vec<data::Cells<'_>> = t
-            .columns
-            .iter()
-            .map(|c| data::Cells::new(b.column(c.source)))
-            .collect();
+        let cells = data::table_cells(t, b);
         let width = t.columns.len();
         let n = b.num_rows();
         let mut r = 0;

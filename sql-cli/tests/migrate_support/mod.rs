@@ -506,3 +506,50 @@ pub fn every_type_file(dir: &Path) -> Option<PathBuf> {
     );
     Some(path)
 }
+
+/// The tables of one target as `migrate` (`fast`) and the loaded `dump`
+/// script (`plain`) left them, each `(table, [its columns, then a line a
+/// row])`, compared: differences go to `failures` (named by `rel`, the
+/// file). The rows compared, or `None` when the two hold other tables.
+pub fn compare_stored(
+    rel: &str,
+    fast: &[(String, Vec<String>)],
+    plain: &[(String, Vec<String>)],
+    failures: &mut Vec<String>,
+) -> Option<usize> {
+    let names = |x: &[(String, Vec<String>)]| x.iter().map(|t| t.0.clone()).collect::<Vec<_>>();
+    if names(fast) != names(plain) {
+        failures.push(format!(
+            "{rel}: tables {:?} vs {:?}",
+            names(fast),
+            names(plain)
+        ));
+        return None;
+    }
+    let mut rows = 0;
+    for ((name, fast_rows), (_, plain_rows)) in fast.iter().zip(plain) {
+        rows += fast_rows.len() - 1;
+        if fast_rows.len() != plain_rows.len() {
+            failures.push(format!(
+                "{rel}: {name}: {} rows vs {} in the script's",
+                fast_rows.len() - 1,
+                plain_rows.len() - 1
+            ));
+        } else if let Some((i, (x, y))) = fast_rows
+            .iter()
+            .zip(plain_rows)
+            .enumerate()
+            .find(|(_, (x, y))| x != y)
+        {
+            let what = if i == 0 {
+                "columns".to_string()
+            } else {
+                format!("row {i}")
+            };
+            failures.push(format!(
+                "{rel}: {name}: {what}:\n  migrate: {x}\n  script:  {y}"
+            ));
+        }
+    }
+    Some(rows)
+}

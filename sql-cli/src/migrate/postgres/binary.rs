@@ -5,7 +5,7 @@
 //! types are those `types::sql_type` declares for PostgreSQL; a value
 //! the column cannot take is an error naming the table and row.
 
-use super::super::data::{Cells, Problem, TargetRows, Value};
+use super::super::data::{Problem, TargetRows, Value, table_cells};
 use super::super::schema::TableModel;
 use super::T;
 use bytes::{BufMut, BytesMut};
@@ -49,11 +49,7 @@ pub async fn write_batch(
         table: t,
         first_row,
     };
-    let cells: Vec<Cells<'_>> = t
-        .columns
-        .iter()
-        .map(|c| Cells::new(b.column(c.source)))
-        .collect();
+    let cells = table_cells(t, b);
     let mut values: Vec<Value<'_>> = Vec::with_capacity(cells.len());
     for r in 0..b.num_rows() {
         values.clear();
