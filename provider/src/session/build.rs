@@ -57,6 +57,22 @@ pub fn session_context(config: SessionConfig) -> SessionContext {
 /// `CREATE TABLE` in a database), in the Jet SQL dialect until
 /// [`JetSession::set_dialect`] says otherwise.
 pub fn new_session(memory_limit: u64) -> Result<JetSession> {
+    Ok(JetSession::new(
+        base_context(memory_limit)?.enable_url_table(),
+    ))
+}
+
+/// [`new_session`] for a server whose clients must not reach the server's
+/// files: no file names as tables and no `jet_files` table function.
+/// (`COPY … TO` and `CREATE EXTERNAL TABLE` are the server's to refuse:
+/// they are statements, not functions.)
+pub fn server_session(memory_limit: u64) -> Result<JetSession> {
+    let ctx = base_context(memory_limit)?;
+    ctx.deregister_udtf(crate::archive::FUNCTION_NAME);
+    Ok(JetSession::new(ctx))
+}
+
+fn base_context(memory_limit: u64) -> Result<SessionContext> {
     let mut config = SessionConfig::new()
         .with_information_schema(true)
         .with_default_catalog_and_schema("datafusion", "public");
@@ -67,9 +83,7 @@ pub fn new_session(memory_limit: u64) -> Result<JetSession> {
     let state = jet_session_state_builder(config)
         .with_runtime_env(runtime)
         .build();
-    Ok(JetSession::new(
-        SessionContext::new_with_state(state).enable_url_table(),
-    ))
+    Ok(SessionContext::new_with_state(state))
 }
 
 /// The catalog name of the database file `path`: its stem lower-cased

@@ -47,6 +47,12 @@ pub(super) enum Kind {
 }
 
 impl Kind {
+    /// Whether `$n` placeholders may stand in the statement: those
+    /// DataFusion plans (queries, INSERT, UPDATE, DELETE).
+    pub(super) fn takes_parameters(&self) -> bool {
+        matches!(self, Kind::Dml(_) | Kind::Insert | Kind::Other)
+    }
+
     /// Whether the statement may change a database: it then runs under
     /// the writer locks of every writable database ([`JetSession`]).
     pub(super) fn writes(&self) -> bool {

@@ -18,7 +18,7 @@ use crate::handle::{JetHandle, JetOptions};
 use crate::write::guard::DmlGuard;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::common::DFSchema;
-use datafusion::common::ScalarValue;
+use datafusion::common::{ParamValues, ScalarValue};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::context::SessionState;
 use datafusion::logical_expr::{EmptyRelation, LogicalPlan};
@@ -157,6 +157,21 @@ impl JetSession {
         default_schema: bool,
     ) -> Result<Arc<JetHandle>> {
         let handle = Arc::new(JetHandle::new(db, options));
+        self.register_handle(name, handle.clone(), default_schema)?;
+        Ok(handle)
+    }
+
+    /// Registers a database another session opened (its handle is shared:
+    /// both sessions read the same committed image, and a transaction
+    /// begun on it is the handle's, so share only read-only handles or
+    /// serialise the writers) as catalog `name`, as
+    /// [`JetSession::register_database`] does.
+    pub fn register_handle(
+        &self,
+        name: &str,
+        handle: Arc<JetHandle>,
+        default_schema: bool,
+    ) -> Result<()> {
         let catalog = Arc::new(JetCatalogProvider::with_handle(handle.clone()));
         catalog
             .jet_schema()
@@ -179,8 +194,8 @@ impl JetSession {
         self.handles
             .lock()
             .map_err(|_| DataFusionError::Internal("lock poisoned".into()))?
-            .push((name.to_string(), handle.clone()));
-        Ok(handle)
+            .push((name.to_string(), handle));
+        Ok(())
     }
 
     /// Says that bare table names (and `CREATE TABLE` of a bare name) mean
@@ -245,14 +260,22 @@ impl JetSession {
         for s in statements {
             self.statement(s, self.dialect()).await?;
         }
-        if matches!(classify(&last)?, Kind::Other) {
-            let plan = self
-                .planning_state(self.dialect())?
-                .statement_to_plan(last)
-                .await?;
+        self.frame_of(last, None).await
+    }
+
+    /// The frame of one prepared statement (see [`JetSession::sql_frame`]),
+    /// with `params` put in for its placeholders.
+    pub(super) async fn frame_of(
+        &self,
+        s: DFStatement,
+        params: Option<&ParamValues>,
+    ) -> Result<DataFrame> {
+        let dialect = self.dialect();
+        if matches!(classify(&s)?, Kind::Other) {
+            let plan = self.plan(s, dialect, params).await?;
             return self.ctx.execute_logical_plan(plan).await;
         }
-        let batches = self.statement(last, self.dialect()).await?;
+        let batches = self.statement_with(s, dialect, params).await?;
         if batches.is_empty() {
             return Ok(self.empty_frame());
         }
@@ -276,7 +299,7 @@ impl JetSession {
     /// ([`crate::frontdoor::shape`]); `COPY … TO` and `CREATE EXTERNAL
     /// TABLE` are checked against the open databases
     /// ([`crate::frontdoor::copy`]).
-    async fn parse(&self, sql: &str) -> Result<Vec<DFStatement>> {
+    pub(super) async fn parse(&self, sql: &str) -> Result<Vec<DFStatement>> {
         use crate::frontdoor::shape::{Reading, check_in};
         let reading = match self.dialect() {
             SqlDialect::Access => Reading::Access,
@@ -379,6 +402,18 @@ impl JetSession {
         s: DFStatement,
         dialect: SqlDialect,
     ) -> Result<Vec<RecordBatch>> {
+        self.statement_with(s, dialect, None).await
+    }
+
+    /// [`JetSession::statement`] with values for the statement's `$n`
+    /// placeholders (INSERT, UPDATE, DELETE and queries take them; the
+    /// statements this entry point carries out itself refuse them).
+    pub(super) async fn statement_with(
+        &self,
+        s: DFStatement,
+        dialect: SqlDialect,
+        params: Option<&ParamValues>,
+    ) -> Result<Vec<RecordBatch>> {
         if matches!(&s, DFStatement::Statement(st) if matches!(st.as_ref(), SqlStatement::Set(_)))
             && let Ok(mut cached) = self.access_state.lock()
         {
@@ -391,10 +426,15 @@ impl JetSession {
                 return Box::pin(self.execute_saved(found, args)).await;
             }
             // not a saved query: DataFusion's prepared statement
-            return self.dispatch(Kind::Other, s, dialect).await;
+            return self.dispatch(Kind::Other, s, dialect, params).await;
+        }
+        if params.is_some() && !kind.takes_parameters() {
+            return Err(refuse(
+                "parameters ($1, $2, …) are not supported in CREATE, ALTER, DROP, BEGIN, COMMIT, ROLLBACK or EXECUTE; nothing changed",
+            ));
         }
         if !kind.writes() {
-            return self.dispatch(kind, s, dialect).await;
+            return self.dispatch(kind, s, dialect, params).await;
         }
         let mut held: Vec<Arc<JetHandle>> = Vec::new();
         for h in self.writable() {
@@ -409,7 +449,7 @@ impl JetSession {
             }
             held.push(h);
         }
-        let out = self.dispatch(kind, s, dialect).await;
+        let out = self.dispatch(kind, s, dialect, params).await;
         for h in &held {
             h.unlock_statement();
         }
@@ -421,6 +461,7 @@ impl JetSession {
         kind: Kind,
         s: DFStatement,
         dialect: SqlDialect,
+        params: Option<&ParamValues>,
     ) -> Result<Vec<RecordBatch>> {
         match kind {
             Kind::Begin => {
@@ -491,17 +532,46 @@ impl JetSession {
             Kind::AlterTable(at) => self.alter_table(&at),
             Kind::Dml(has_where) => {
                 self.guard.set(Some(has_where));
-                let out = self.run(s, dialect).await;
+                let out = self.run_with(s, dialect, params).await;
                 self.guard.set(None);
                 out
             }
-            Kind::Insert | Kind::Other | Kind::Execute(..) => self.run(s, dialect).await,
+            Kind::Insert | Kind::Other | Kind::Execute(..) => {
+                self.run_with(s, dialect, params).await
+            }
         }
     }
 
     async fn run(&self, s: DFStatement, dialect: SqlDialect) -> Result<Vec<RecordBatch>> {
-        let plan = self.planning_state(dialect)?.statement_to_plan(s).await?;
+        self.run_with(s, dialect, None).await
+    }
+
+    async fn run_with(
+        &self,
+        s: DFStatement,
+        dialect: SqlDialect,
+        params: Option<&ParamValues>,
+    ) -> Result<Vec<RecordBatch>> {
+        let plan = self.plan(s, dialect, params).await?;
         self.ctx.execute_logical_plan(plan).await?.collect().await
+    }
+
+    /// The logical plan of `s` in `dialect`, with `params` put in for its
+    /// placeholders.
+    pub(super) async fn plan(
+        &self,
+        s: DFStatement,
+        dialect: SqlDialect,
+        params: Option<&ParamValues>,
+    ) -> Result<LogicalPlan> {
+        let plan = self.planning_state(dialect)?.statement_to_plan(s).await?;
+        match params {
+            Some(p) => {
+                let p = super::prepared::fit_parameters(&plan, p)?;
+                plan.with_param_values(p)
+            }
+            None => Ok(plan),
+        }
     }
 
     /// Whether unquoted names of new tables and columns are lower-cased:

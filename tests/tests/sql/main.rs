@@ -27,6 +27,7 @@ mod dml;
 mod front_door;
 mod index_ddl;
 mod linked_tables;
+mod prepared;
 mod pushdown;
 mod pushdown_literals;
 mod pushdown_property;

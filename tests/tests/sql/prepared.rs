@@ -1,0 +1,297 @@
+//! Statements prepared once and run with `$n` values (the entry points a
+//! wire-protocol server uses: `JetSession::prepare`, `describe`,
+//! `frame_for`, `kind_of`), checked against the same statement with the
+//! values written as literals, in both dialects; a write with parameters
+//! goes through the journal like any other; `server_session` offers no
+//! way to the server's files.
+
+use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::util::pretty::pretty_format_batches;
+use datafusion::common::{ParamValues, ScalarValue};
+use jet_provider::session::{StatementKind, new_session, server_session};
+use jet_provider::{JetOptions, JetSession, SqlDialect};
+use std::path::{Path, PathBuf};
+
+fn sample() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/sample.mdb")
+}
+
+fn session(path: &Path, writable: bool, dialect: SqlDialect) -> JetSession {
+    let s = new_session(1 << 30).unwrap();
+    s.register(
+        "db",
+        path,
+        JetOptions {
+            writable,
+            ..JetOptions::default()
+        },
+        true,
+    )
+    .unwrap();
+    s.set_dialect(dialect);
+    s
+}
+
+async fn literal(s: &JetSession, sql: &str) -> String {
+    pretty_format_batches(&s.sql(sql).await.unwrap())
+        .unwrap()
+        .to_string()
+}
+
+async fn prepared(s: &JetSession, sql: &str, values: Vec<ScalarValue>) -> String {
+    let mut stmts = s.prepare(sql).await.unwrap();
+    assert_eq!(stmts.len(), 1, "{sql}");
+    let stmt = stmts.pop().unwrap();
+    let frame = s
+        .frame_for(stmt, Some(ParamValues::from(values)))
+        .await
+        .unwrap();
+    pretty_format_batches(&frame.collect().await.unwrap())
+        .unwrap()
+        .to_string()
+}
+
+/// A query planned once with placeholders answers as the literal query
+/// does, for several values, in both dialects.
+#[tokio::test]
+async fn parameters_answer_as_literals() {
+    let cases: [(&str, &str, Vec<ScalarValue>); 4] = [
+        (
+            "SELECT CustomerID, Company FROM Customers WHERE CustomerID = $1",
+            "SELECT CustomerID, Company FROM Customers WHERE CustomerID = 7",
+            vec![ScalarValue::Int32(Some(7))],
+        ),
+        (
+            "SELECT CustomerID FROM Customers WHERE City = $1 AND CustomerID > $2 ORDER BY CustomerID",
+            "SELECT CustomerID FROM Customers WHERE City = 'Madrid' AND CustomerID > 10 ORDER BY CustomerID",
+            vec![
+                ScalarValue::Utf8(Some("Madrid".into())),
+                ScalarValue::Int64(Some(10)),
+            ],
+        ),
+        (
+            "SELECT COUNT(*) AS n FROM Customers WHERE Active = $1",
+            "SELECT COUNT(*) AS n FROM Customers WHERE Active = true",
+            vec![ScalarValue::Boolean(Some(true))],
+        ),
+        (
+            "SELECT CustomerID FROM Customers WHERE CustomerID BETWEEN $1 AND $2 ORDER BY CustomerID",
+            "SELECT CustomerID FROM Customers WHERE CustomerID BETWEEN 3 AND 9 ORDER BY CustomerID",
+            vec![ScalarValue::Int32(Some(3)), ScalarValue::Int32(Some(9))],
+        ),
+    ];
+    for dialect in [SqlDialect::Access, SqlDialect::DataFusion] {
+        let s = session(&sample(), false, dialect);
+        for (with, without, values) in &cases {
+            let want = literal(&s, without).await;
+            assert!(want.lines().count() > 4, "{without}: no rows\n{want}");
+            // run twice: a prepared statement is reusable
+            for _ in 0..2 {
+                let stmt = s.prepare(with).await.unwrap().pop().unwrap();
+                let got = s
+                    .frame_for(stmt, Some(ParamValues::from(values.clone())))
+                    .await
+                    .unwrap()
+                    .collect()
+                    .await
+                    .unwrap();
+                assert_eq!(
+                    pretty_format_batches(&got).unwrap().to_string(),
+                    want,
+                    "{dialect:?}: {with}"
+                );
+            }
+        }
+    }
+}
+
+/// `describe` tells the parameter types the plan fixes and the columns
+/// returned, without running anything.
+#[tokio::test]
+async fn describe_tells_parameters_and_columns() {
+    let s = session(&sample(), false, SqlDialect::Access);
+    let stmt = s
+        .prepare("SELECT CustomerID, CreditLimit, Active FROM Customers WHERE CustomerID = $1 AND City = $2")
+        .await
+        .unwrap()
+        .pop()
+        .unwrap();
+    let d = s.describe(&stmt).await.unwrap();
+    assert_eq!(
+        d.parameters,
+        vec![Some(DataType::Int32), Some(DataType::Utf8)]
+    );
+    let cols: Vec<(String, DataType)> = d
+        .schema
+        .fields()
+        .iter()
+        .map(|f| (f.name().clone(), f.data_type().clone()))
+        .collect();
+    assert_eq!(
+        cols,
+        vec![
+            ("CustomerID".to_string(), DataType::Int32),
+            ("CreditLimit".to_string(), DataType::Decimal128(19, 4)),
+            ("Active".to_string(), DataType::Boolean),
+        ]
+    );
+    assert_eq!(JetSession::kind_of(&stmt).unwrap(), StatementKind::Read);
+    // a statement the entry point carries out itself describes as no rows
+    let ddl = s
+        .prepare("CREATE TABLE t (a INT)")
+        .await
+        .unwrap()
+        .pop()
+        .unwrap();
+    let d = s.describe(&ddl).await.unwrap();
+    assert!(d.parameters.is_empty() && d.schema.fields().is_empty());
+    assert_eq!(JetSession::kind_of(&ddl).unwrap(), StatementKind::Write);
+    for (sql, kind) in [
+        ("BEGIN", StatementKind::Begin),
+        ("COMMIT", StatementKind::Commit),
+        ("ROLLBACK", StatementKind::Rollback),
+        (
+            "DELETE FROM Customers WHERE CustomerID = 1",
+            StatementKind::Write,
+        ),
+        ("UPDATE Customers SET City = 'x'", StatementKind::Write),
+    ] {
+        let st = s.prepare(sql).await.unwrap().pop().unwrap();
+        assert_eq!(JetSession::kind_of(&st).unwrap(), kind, "{sql}");
+    }
+}
+
+/// INSERT and UPDATE with parameters write through the journal: another
+/// session over the file reads the rows afterwards.
+#[tokio::test]
+async fn writes_with_parameters_reach_the_file() {
+    let dir = std::env::temp_dir().join(format!("jet-prepared-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sample.mdb");
+    std::fs::copy(sample(), &path).unwrap();
+    {
+        let s = session(&path, true, SqlDialect::Access);
+        let insert = "INSERT INTO Customers (CustomerID, Company, Active) VALUES ($1, $2, $3)";
+        for (id, name) in [(9001, "Acme"), (9002, "Bolt")] {
+            let stmt = s.prepare(insert).await.unwrap().pop().unwrap();
+            assert_eq!(JetSession::kind_of(&stmt).unwrap(), StatementKind::Write);
+            let out = s
+                .frame_for(
+                    stmt,
+                    Some(ParamValues::from(vec![
+                        ScalarValue::Int32(Some(id)),
+                        ScalarValue::Utf8(Some(name.into())),
+                        ScalarValue::Boolean(Some(true)),
+                    ])),
+                )
+                .await
+                .unwrap()
+                .collect()
+                .await
+                .unwrap();
+            assert!(
+                pretty_format_batches(&out)
+                    .unwrap()
+                    .to_string()
+                    .contains("| 1 "),
+                "one row inserted"
+            );
+        }
+        prepared(
+            &s,
+            "UPDATE Customers SET City = $1 WHERE CustomerID = $2",
+            vec![
+                ScalarValue::Utf8(Some("Oslo".into())),
+                ScalarValue::Int32(Some(9002)),
+            ],
+        )
+        .await;
+    }
+    let s = session(&path, false, SqlDialect::Access);
+    assert_eq!(
+        literal(
+            &s,
+            "SELECT CustomerID, Company, City FROM Customers WHERE CustomerID > 9000 ORDER BY 1"
+        )
+        .await,
+        "+------------+---------+------+\n\
+         | CustomerID | Company | City |\n\
+         +------------+---------+------+\n\
+         | 9001       | Acme    |      |\n\
+         | 9002       | Bolt    | Oslo |\n\
+         +------------+---------+------+"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A missing value, a value of the wrong type, and parameters on a
+/// statement that cannot take them are errors, and nothing changes.
+#[tokio::test]
+async fn bad_parameters_are_refused() {
+    let s = session(&sample(), false, SqlDialect::Access);
+    let stmt = s
+        .prepare("SELECT CustomerID FROM Customers WHERE CustomerID = $1 AND City = $2")
+        .await
+        .unwrap()
+        .pop()
+        .unwrap();
+    let e = s
+        .frame_for(
+            stmt.clone(),
+            Some(ParamValues::from(vec![ScalarValue::Int32(Some(1))])),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("$2"), "{e}");
+    let e = s
+        .frame_for(
+            stmt,
+            Some(ParamValues::from(vec![
+                ScalarValue::Utf8(Some("x".into())),
+                ScalarValue::Utf8(Some("y".into())),
+            ])),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("$1"), "{e}");
+    let ddl = s
+        .prepare("CREATE TABLE t (a INT)")
+        .await
+        .unwrap()
+        .pop()
+        .unwrap();
+    let e = s
+        .frame_for(
+            ddl,
+            Some(ParamValues::from(vec![ScalarValue::Int32(Some(1))])),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("parameters"), "{e}");
+}
+
+/// A server session reads no file by name and has no `jet_files`; the
+/// shell's session has both.
+#[tokio::test]
+async fn server_session_reaches_no_files() {
+    let csv = std::env::temp_dir().join(format!("jet-prepared-{}.csv", std::process::id()));
+    std::fs::write(&csv, "a\n1\n").unwrap();
+    let by_name = format!("SELECT * FROM '{}'", csv.display());
+    let shell = new_session(1 << 30).unwrap();
+    shell.set_dialect(SqlDialect::DataFusion);
+    assert!(shell.sql(&by_name).await.is_ok());
+    let server = server_session(1 << 30).unwrap();
+    server.set_dialect(SqlDialect::DataFusion);
+    assert!(server.sql(&by_name).await.is_err());
+    let files = format!(
+        "SELECT * FROM jet_files('{}', 'Customers')",
+        sample().display()
+    );
+    assert!(shell.sql(&files).await.is_ok());
+    let e = server.sql(&files).await.unwrap_err().to_string();
+    assert!(e.contains("jet_files"), "{e}");
+    std::fs::remove_file(&csv).unwrap();
+}
