@@ -24,6 +24,7 @@ mod render;
 mod repl;
 mod sample;
 mod script;
+mod serve;
 mod session;
 mod shell;
 
@@ -239,6 +240,14 @@ enum Command {
         /// SQLite file path or PostgreSQL connection string.
         target: String,
     },
+    /// Serve the databases to PostgreSQL clients (psql, JDBC, ODBC, BI
+    /// tools) over the PostgreSQL wire protocol: read-only, on a loopback
+    /// address, without authentication (docs/serve-design.md has what
+    /// comes next). A client names the database by the file's stem in
+    /// lower case; SQL is read in the Access dialect unless the client
+    /// sets `jetsql.dialect` to datafusion (`SET` or `PGOPTIONS='-c
+    /// jetsql.dialect=datafusion'`).
+    Serve(serve::ServeArgs),
     #[command(flatten)]
     Storage(legacy::Cmd),
 }
@@ -469,6 +478,13 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             let line = migrate::migrate(&file, &target, &req)?;
             eprintln!("{line}");
             return Ok(());
+        }
+        Some(Command::Serve(args)) => {
+            return serve::run(
+                args,
+                &req,
+                jet_provider::frontdoor::memory_limit(cli.memory_limit),
+            );
         }
         Some(Command::Storage(cmd)) => return legacy::run(cmd, &req).map_err(|e| e.to_string()),
         Some(Command::Recover {

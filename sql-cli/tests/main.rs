@@ -20,4 +20,5 @@ mod migrate_postgres;
 mod migrate_sqlite;
 mod race;
 mod repl;
+mod serve;
 mod write;

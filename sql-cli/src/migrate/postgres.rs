@@ -22,7 +22,7 @@ use tokio_postgres::types::Type;
 
 const T: Target = Target::Postgres;
 
-mod binary;
+pub mod binary;
 
 /// Whether a migration target names a PostgreSQL database: a
 /// `postgres://` or `postgresql://` URL, or a `key=value` connection

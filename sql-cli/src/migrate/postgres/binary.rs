@@ -73,7 +73,7 @@ pub async fn write_batch(
 }
 
 /// µs from 1970-01-01 to 2000-01-01, PostgreSQL's epoch of timestamps.
-const PG_EPOCH_MICROS: i64 = 946_684_800_000_000;
+pub const PG_EPOCH_MICROS: i64 = 946_684_800_000_000;
 
 impl ToSql for Value<'_> {
     fn to_sql(
@@ -125,7 +125,7 @@ impl ToSql for Value<'_> {
 
 /// The 16 bytes of a GUID written `{xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}`
 /// (braces and hyphens optional, as PostgreSQL's `uuid` input takes it).
-fn guid_bytes(s: &str) -> Result<[u8; 16], String> {
+pub fn guid_bytes(s: &str) -> Result<[u8; 16], String> {
     let bad = || format!("{s:?} is not a GUID");
     let inner = s
         .strip_prefix('{')
@@ -146,7 +146,7 @@ fn guid_bytes(s: &str) -> Result<[u8; 16], String> {
 /// of base-10000 digits, the weight (power of 10000) of the first, the
 /// sign, the display scale, then the digits, each group aligned on the
 /// decimal point; leading and trailing zero groups are left out.
-fn put_numeric(out: &mut BytesMut, v: i128, scale: i8) {
+pub fn put_numeric(out: &mut BytesMut, v: i128, scale: i8) {
     // the decimal digits of |v|, most significant first, in digits[at..]
     let mut digits = [0u8; 40];
     let mut at = digits.len();

@@ -1,0 +1,786 @@
+//! One connection's protocol handlers (pgwire's traits): startup (the
+//! database asked for, the dialect, the connection limit), simple query
+//! (a text of one or more statements), and the extended protocol (Parse
+//! plans and describes once, Bind reads the parameters, Execute runs;
+//! rows in text or binary as each column asks).
+
+use super::encode::{self, Column};
+use super::errors::{error, from_engine, info};
+use super::local::{self, Local, Settings};
+use super::params;
+use super::server::Server;
+use super::types::pg_type;
+use crate::script::{Item, split};
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::{DataType, SchemaRef};
+use datafusion::common::ParamValues;
+use datafusion::error::DataFusionError;
+use datafusion::sql::parser::Statement as DFStatement;
+use futures::{Sink, StreamExt, stream};
+use jet_provider::session::StatementKind;
+use jet_provider::{JetSession, SqlDialect};
+use pgwire::api::auth::{
+    DefaultServerParameterProvider, StartupHandler, finish_authentication, protocol_negotiation,
+    save_startup_parameters_to_metadata,
+};
+use pgwire::api::portal::{Format, Portal};
+use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
+use pgwire::api::results::{
+    DescribePortalResponse, DescribeResponse, DescribeStatementResponse, FieldFormat, FieldInfo,
+    QueryResponse, Response, Tag,
+};
+use pgwire::api::stmt::{QueryParser, StoredStatement};
+use pgwire::api::store::PortalStore;
+use pgwire::api::{
+    ClientInfo, ClientPortalStore, METADATA_DATABASE, PgWireServerHandlers, PidSecretKeyGenerator,
+    RandomPidSecretKeyGenerator, Type,
+};
+use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
+use pgwire::messages::response::TransactionStatus;
+use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The version clients are told (`server_version`): the PostgreSQL whose
+/// protocol and catalog the server follows, and jetsql's own.
+pub const SERVER_VERSION: &str = concat!("16.6 (jetsql ", env!("CARGO_PKG_VERSION"), ")");
+
+/// One connection after startup: its session and parameters.
+pub struct Conn {
+    session: JetSession,
+    settings: Mutex<Settings>,
+    /// The dialect the connection started in (`RESET` goes back to it).
+    start_dialect: SqlDialect,
+}
+
+/// A statement as Parse leaves it.
+#[derive(Clone)]
+pub enum Prepared {
+    /// Only blanks and `;`.
+    Empty,
+    /// Answered by the connection ([`local`]).
+    Local(Local),
+    /// Run by the engine.
+    Engine(Arc<EngineStatement>),
+}
+
+/// A statement of the engine, planned and described at Parse.
+pub struct EngineStatement {
+    stmt: DFStatement,
+    /// The types of `$1`, `$2`, … (`None`: not fixed by the plan).
+    params: Vec<Option<DataType>>,
+    schema: SchemaRef,
+}
+
+/// The handlers of one connection (pgwire asks a fresh set for each
+/// socket; the connection's state lives here).
+pub struct Handlers {
+    server: Arc<Server>,
+    /// Set by startup.
+    conn: Arc<OnceLock<Arc<Conn>>>,
+    /// Whether the connection is within the server's limit; one over it is
+    /// refused at startup (53300).
+    admitted: bool,
+    parser: Arc<Parser>,
+}
+
+impl Handlers {
+    /// The handlers of a new connection.
+    pub fn new(server: Arc<Server>, admitted: bool) -> Handlers {
+        let conn: Arc<OnceLock<Arc<Conn>>> = Arc::new(OnceLock::new());
+        Handlers {
+            server,
+            parser: Arc::new(Parser { conn: conn.clone() }),
+            conn,
+            admitted,
+        }
+    }
+
+    fn conn(&self) -> PgWireResult<Arc<Conn>> {
+        self.conn
+            .get()
+            .cloned()
+            .ok_or_else(|| error("08P01", "no query before startup"))
+    }
+}
+
+impl PgWireServerHandlers for Handlers {
+    fn simple_query_handler(&self) -> Arc<impl SimpleQueryHandler> {
+        Arc::new(self.clone_ref())
+    }
+
+    fn extended_query_handler(&self) -> Arc<impl ExtendedQueryHandler> {
+        Arc::new(self.clone_ref())
+    }
+
+    fn startup_handler(&self) -> Arc<impl StartupHandler> {
+        Arc::new(self.clone_ref())
+    }
+}
+
+impl Handlers {
+    fn clone_ref(&self) -> Handlers {
+        Handlers {
+            server: self.server.clone(),
+            conn: self.conn.clone(),
+            admitted: self.admitted,
+            parser: self.parser.clone(),
+        }
+    }
+}
+
+fn fatal(code: &str, message: impl Into<String>) -> PgWireError {
+    PgWireError::UserError(Box::new(ErrorInfo::new(
+        "FATAL".to_string(),
+        code.to_string(),
+        message.into(),
+    )))
+}
+
+/// `jetsql.dialect` from the startup packet: a parameter of that name, or
+/// `-c jetsql.dialect=…` / `--jetsql.dialect=…` in `options` (libpq's
+/// `PGOPTIONS`).
+fn startup_dialect(metadata: &std::collections::HashMap<String, String>) -> Option<String> {
+    if let Some(d) = metadata.get("jetsql.dialect") {
+        return Some(d.clone());
+    }
+    let options = metadata.get("options")?;
+    let words: Vec<&str> = options.split_whitespace().collect();
+    let mut i = 0;
+    while i < words.len() {
+        let setting = match words[i] {
+            "-c" => {
+                i += 1;
+                words.get(i).copied()
+            }
+            w => w.strip_prefix("-c").or_else(|| w.strip_prefix("--")),
+        };
+        if let Some((k, v)) = setting.and_then(|s| s.split_once('='))
+            && k.eq_ignore_ascii_case("jetsql.dialect")
+        {
+            return Some(v.to_string());
+        }
+        i += 1;
+    }
+    None
+}
+
+#[async_trait]
+impl StartupHandler for Handlers {
+    async fn on_startup<C>(
+        &self,
+        client: &mut C,
+        message: PgWireFrontendMessage,
+    ) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let PgWireFrontendMessage::Startup(ref startup) = message else {
+            return Ok(());
+        };
+        protocol_negotiation(client, startup).await?;
+        save_startup_parameters_to_metadata(client, startup);
+        if !self.admitted {
+            return Err(fatal(
+                "53300",
+                format!(
+                    "sorry, too many clients already (this server takes {})",
+                    self.server.max_connections
+                ),
+            ));
+        }
+        let asked = client.metadata().get(METADATA_DATABASE).cloned();
+        let Some(served) = self.server.database(asked.as_deref()) else {
+            let names: Vec<&str> = self.server.served.iter().map(|s| s.name.as_str()).collect();
+            return Err(fatal(
+                "3D000",
+                format!(
+                    "database \"{}\" does not exist; this server serves {}",
+                    asked.unwrap_or_default(),
+                    names.join(", ")
+                ),
+            ));
+        };
+        let session = self
+            .server
+            .session(served)
+            .map_err(|e| fatal("XX000", from_engine(&e).message))?;
+        let mut settings = Settings::new(self.server.dialect);
+        let mut dialect = self.server.dialect;
+        if let Some(d) = startup_dialect(client.metadata()) {
+            match settings.set("jetsql.dialect", &d) {
+                Ok(Some(chosen)) => dialect = chosen,
+                Ok(None) => {}
+                Err(e) => return Err(fatal("22023", e)),
+            }
+        }
+        if let Some(app) = client.metadata().get("application_name").cloned() {
+            let _ = settings.set("application_name", &app);
+        }
+        session.set_dialect(dialect);
+        let conn = Arc::new(Conn {
+            session,
+            settings: Mutex::new(settings),
+            start_dialect: dialect,
+        });
+        let _ = self.conn.set(conn);
+        let (pid, key) = PIDS.generate(client);
+        client.set_pid_and_secret_key(pid, key);
+        let mut parameters = DefaultServerParameterProvider::default();
+        parameters.server_version = SERVER_VERSION.to_string();
+        parameters.is_superuser = false;
+        parameters.default_transaction_read_only = true;
+        parameters.time_zone = "UTC".to_string();
+        finish_authentication(client, &parameters).await
+    }
+}
+
+static PIDS: std::sync::LazyLock<RandomPidSecretKeyGenerator> =
+    std::sync::LazyLock::new(RandomPidSecretKeyGenerator::default);
+
+/// Whether `sql` is only blanks, `;` and comments of the dialect.
+fn is_empty(sql: &str) -> bool {
+    sql.trim().trim_matches(';').trim().is_empty()
+}
+
+/// The format of column or parameter `i` of `n`, checked: a Bind whose
+/// list of format codes is neither empty, one, nor one per column is a
+/// protocol error, not a panic.
+fn format_at(f: &Format, i: usize, n: usize) -> PgWireResult<FieldFormat> {
+    match f {
+        Format::Individual(codes) if codes.len() != n => Err(error(
+            "08P01",
+            format!("{} format codes for {n} values", codes.len()),
+        )),
+        Format::Individual(codes) => Ok(match codes.get(i) {
+            Some(1) => FieldFormat::Binary,
+            _ => FieldFormat::Text,
+        }),
+        Format::UnifiedBinary => Ok(FieldFormat::Binary),
+        Format::UnifiedText => Ok(FieldFormat::Text),
+    }
+}
+
+/// The `RowDescription` fields of `schema`, each in its format.
+fn fields(schema: &SchemaRef, formats: &[FieldFormat]) -> Vec<FieldInfo> {
+    schema
+        .fields()
+        .iter()
+        .zip(formats)
+        .map(|(f, format)| {
+            let (ty, typmod) = pg_type(f);
+            FieldInfo::new(f.name().clone(), None, None, ty.clone(), *format)
+                .with_type_modifier(typmod)
+                .with_type_size(type_size(&ty))
+        })
+        .collect()
+}
+
+/// `pg_type.typlen` of `ty`.
+fn type_size(ty: &Type) -> i16 {
+    match *ty {
+        Type::BOOL => 1,
+        Type::INT2 => 2,
+        Type::INT4 | Type::FLOAT4 | Type::DATE => 4,
+        Type::INT8 | Type::FLOAT8 | Type::TIMESTAMP | Type::TIME => 8,
+        Type::UUID => 16,
+        _ => -1,
+    }
+}
+
+fn engine(e: DataFusionError) -> PgWireError {
+    PgWireError::UserError(Box::new(from_engine(&e)))
+}
+
+impl Conn {
+    /// Answers a local statement.
+    fn local(&self, l: Local) -> PgWireResult<Response> {
+        let mut settings = self
+            .settings
+            .lock()
+            .map_err(|_| error("XX000", "settings lock poisoned"))?;
+        Ok(match l {
+            Local::Set(None) => Response::Execution(Tag::new("SET")),
+            Local::Set(Some((name, value))) => {
+                if let Some(d) = settings.set(&name, &value).map_err(|e| error("22023", e))? {
+                    self.session.set_dialect(d);
+                }
+                Response::Execution(Tag::new("SET"))
+            }
+            Local::Reset(name) => {
+                if let Some(d) = settings.reset(name.as_deref(), self.start_dialect) {
+                    self.session.set_dialect(d);
+                }
+                Response::Execution(Tag::new("RESET"))
+            }
+            Local::Show(Some(name)) => {
+                let value = settings
+                    .get(&name)
+                    .ok_or_else(|| {
+                        error(
+                            "42704",
+                            format!("unrecognized configuration parameter \"{name}\""),
+                        )
+                    })?
+                    .to_string();
+                text_rows(&[name.as_str()], vec![vec![value]])
+            }
+            Local::Show(None) => text_rows(
+                &["name", "setting", "description"],
+                settings
+                    .all()
+                    .into_iter()
+                    .map(|(n, v, d)| vec![n, v, d])
+                    .collect(),
+            ),
+            Local::Begin => Response::TransactionStart(Tag::new("BEGIN")),
+            Local::Commit => Response::TransactionEnd(Tag::new("COMMIT")),
+            Local::Rollback => Response::TransactionEnd(Tag::new("ROLLBACK")),
+            Local::Savepoint(tag) => Response::Execution(Tag::new(tag)),
+            Local::Discard => {
+                if let Some(d) = settings.reset(None, self.start_dialect) {
+                    self.session.set_dialect(d);
+                }
+                Response::Execution(Tag::new("DISCARD ALL"))
+            }
+            Local::Accepted(tag) => Response::Execution(Tag::new(tag)),
+        })
+    }
+
+    /// Plans one statement of the engine and describes it.
+    async fn prepare_one(&self, sql: &str) -> PgWireResult<Arc<EngineStatement>> {
+        let mut stmts = self.session.prepare(sql).await.map_err(engine)?;
+        if stmts.len() != 1 {
+            return Err(error(
+                "42601",
+                "cannot insert multiple commands into a prepared statement",
+            ));
+        }
+        let stmt = stmts.pop().ok_or_else(|| error("42601", "no statement"))?;
+        let described = self.session.describe(&stmt).await.map_err(engine)?;
+        Ok(Arc::new(EngineStatement {
+            stmt,
+            params: described.parameters,
+            schema: described.schema,
+        }))
+    }
+
+    /// Runs one engine statement: its rows streamed when `stream`, else
+    /// gathered first (a statement followed by others in one simple query
+    /// runs to its end before the next starts).
+    async fn run(
+        &self,
+        stmt: DFStatement,
+        values: Option<ParamValues>,
+        formats: &Format,
+        stream_rows: bool,
+    ) -> PgWireResult<Response> {
+        match JetSession::kind_of(&stmt).map_err(engine)? {
+            StatementKind::Write => {
+                return Err(error(
+                    "25006",
+                    "cannot change a database: the server serves them read-only",
+                ));
+            }
+            StatementKind::Begin => return Ok(Response::TransactionStart(Tag::new("BEGIN"))),
+            StatementKind::Commit => return Ok(Response::TransactionEnd(Tag::new("COMMIT"))),
+            StatementKind::Rollback => return Ok(Response::TransactionEnd(Tag::new("ROLLBACK"))),
+            StatementKind::Read | StatementKind::Execute => {}
+        }
+        let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
+        let schema: SchemaRef = Arc::new(frame.schema().as_arrow().clone());
+        let n = schema.fields().len();
+        let formats: Vec<FieldFormat> = (0..n)
+            .map(|i| format_at(formats, i, n))
+            .collect::<PgWireResult<_>>()?;
+        let columns: Arc<Vec<Column>> = Arc::new(
+            schema
+                .fields()
+                .iter()
+                .zip(&formats)
+                .map(|(f, fmt)| Column::new(f, *fmt))
+                .collect(),
+        );
+        let infos = Arc::new(fields(&schema, &formats));
+        let batches = frame.execute_stream().await.map_err(engine)?;
+        let to_rows = move |b: Result<datafusion::arrow::array::RecordBatch, DataFusionError>| {
+            let rows = b.map_err(engine).and_then(|b| encode::rows(&b, &columns));
+            stream::iter(match rows {
+                Ok(rows) => rows.into_iter().map(Ok).collect::<Vec<_>>(),
+                Err(e) => vec![Err(e)],
+            })
+        };
+        if stream_rows {
+            let rows = batches.map(to_rows).flatten();
+            Ok(Response::Query(QueryResponse::new(infos, rows)))
+        } else {
+            let gathered: Vec<_> = batches.map(to_rows).flatten().collect().await;
+            Ok(Response::Query(QueryResponse::new(
+                infos,
+                stream::iter(gathered),
+            )))
+        }
+    }
+}
+
+/// A result of text columns.
+fn text_rows(names: &[&str], rows: Vec<Vec<String>>) -> Response {
+    let infos: Vec<FieldInfo> = names
+        .iter()
+        .map(|n| FieldInfo::new(n.to_string(), None, None, Type::TEXT, FieldFormat::Text))
+        .collect();
+    let field_count = names.len() as i16;
+    let rows: Vec<PgWireResult<pgwire::messages::data::DataRow>> = rows
+        .into_iter()
+        .map(|r| {
+            let mut data = bytes::BytesMut::new();
+            for v in r {
+                bytes::BufMut::put_i32(&mut data, v.len() as i32);
+                bytes::BufMut::put_slice(&mut data, v.as_bytes());
+            }
+            Ok(pgwire::messages::data::DataRow::new(data, field_count))
+        })
+        .collect();
+    Response::Query(QueryResponse::new(Arc::new(infos), stream::iter(rows)))
+}
+
+/// Whether a statement may run while the transaction has failed: only
+/// the ones that end it.
+fn ends_transaction(p: &Prepared) -> bool {
+    matches!(
+        p,
+        Prepared::Local(Local::Commit | Local::Rollback | Local::Savepoint("ROLLBACK"))
+    )
+}
+
+fn aborted() -> PgWireError {
+    error(
+        "25P02",
+        "current transaction is aborted, commands ignored until end of transaction block",
+    )
+}
+
+/// A `COMMIT` of a failed transaction rolls it back, as in PostgreSQL.
+fn settle(r: Response, failed: bool) -> Response {
+    match r {
+        Response::TransactionEnd(_) if failed => Response::TransactionEnd(Tag::new("ROLLBACK")),
+        r => r,
+    }
+}
+
+#[async_trait]
+impl SimpleQueryHandler for Handlers {
+    async fn do_query<C>(&self, client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let conn = self.conn()?;
+        let (items, rest) = split(query, conn.session.dialect());
+        let mut texts: Vec<String> = Vec::new();
+        for item in items {
+            match item {
+                Item::Sql(s) if !is_empty(&s) => texts.push(s),
+                Item::Sql(_) => {}
+                Item::Meta(m) => {
+                    return Ok(vec![Response::Error(Box::new(info(
+                        "42601",
+                        format!("\\{m}: backslash commands are the client's, not SQL"),
+                    )))]);
+                }
+            }
+        }
+        if !is_empty(&rest) {
+            texts.push(rest);
+        }
+        if texts.is_empty() {
+            return Ok(vec![Response::EmptyQuery]);
+        }
+        let mut failed = client.transaction_status() == TransactionStatus::Error;
+        let mut out = Vec::new();
+        let count = texts.len();
+        for (i, text) in texts.into_iter().enumerate() {
+            let last = i + 1 == count;
+            match self.simple_one(&conn, &text, last, failed).await {
+                Ok(rs) => {
+                    for r in rs {
+                        if matches!(r, Response::TransactionEnd(_)) {
+                            failed = false;
+                        }
+                        out.push(r);
+                    }
+                }
+                Err(e) => {
+                    out.push(Response::Error(Box::new(e.into())));
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Handlers {
+    /// One statement text of a simple query.
+    async fn simple_one(
+        &self,
+        conn: &Conn,
+        text: &str,
+        last: bool,
+        failed: bool,
+    ) -> PgWireResult<Vec<Response>> {
+        if let Some(l) = local::parse(text) {
+            let p = Prepared::Local(l.clone());
+            if failed && !ends_transaction(&p) {
+                return Err(aborted());
+            }
+            return Ok(vec![settle(conn.local(l)?, failed)]);
+        }
+        if failed {
+            return Err(aborted());
+        }
+        let stmts = conn.session.prepare(text).await.map_err(engine)?;
+        let n = stmts.len();
+        let mut out = Vec::with_capacity(n);
+        for (i, s) in stmts.into_iter().enumerate() {
+            out.push(
+                conn.run(s, None, &Format::UnifiedText, last && i + 1 == n)
+                    .await?,
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// Parse for the extended protocol: plans and describes the statement
+/// once, in the connection's session.
+pub struct Parser {
+    conn: Arc<OnceLock<Arc<Conn>>>,
+}
+
+#[async_trait]
+impl QueryParser for Parser {
+    type Statement = Prepared;
+
+    async fn parse_sql<C>(
+        &self,
+        _client: &C,
+        sql: &str,
+        _types: &[Option<Type>],
+    ) -> PgWireResult<Prepared>
+    where
+        C: ClientInfo + Unpin + Send + Sync,
+    {
+        let conn = self
+            .conn
+            .get()
+            .cloned()
+            .ok_or_else(|| error("08P01", "no query before startup"))?;
+        if is_empty(sql) {
+            return Ok(Prepared::Empty);
+        }
+        if let Some(l) = local::parse(sql) {
+            return Ok(Prepared::Local(l));
+        }
+        Ok(Prepared::Engine(conn.prepare_one(sql).await?))
+    }
+
+    fn get_parameter_types(&self, stmt: &Prepared) -> PgWireResult<Vec<Type>> {
+        Ok(match stmt {
+            Prepared::Engine(e) => e
+                .params
+                .iter()
+                .map(|t| params::described(t.as_ref()))
+                .collect(),
+            _ => Vec::new(),
+        })
+    }
+
+    fn get_result_schema(
+        &self,
+        stmt: &Prepared,
+        column_format: Option<&Format>,
+    ) -> PgWireResult<Vec<FieldInfo>> {
+        Ok(match stmt {
+            Prepared::Engine(e) => {
+                let n = e.schema.fields().len();
+                let formats = (0..n)
+                    .map(|i| column_format.map_or(Ok(FieldFormat::Text), |f| format_at(f, i, n)))
+                    .collect::<PgWireResult<Vec<_>>>()?;
+                fields(&e.schema, &formats)
+            }
+            Prepared::Local(Local::Show(Some(name))) => vec![FieldInfo::new(
+                name.clone(),
+                None,
+                None,
+                Type::TEXT,
+                FieldFormat::Text,
+            )],
+            _ => Vec::new(),
+        })
+    }
+}
+
+#[async_trait]
+impl ExtendedQueryHandler for Handlers {
+    type Statement = Prepared;
+    type QueryParser = Parser;
+
+    fn query_parser(&self) -> Arc<Parser> {
+        self.parser.clone()
+    }
+
+    async fn do_describe_statement<C>(
+        &self,
+        _client: &mut C,
+        target: &StoredStatement<Prepared>,
+    ) -> PgWireResult<DescribeStatementResponse>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = Prepared>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let server_types = self.parser.get_parameter_types(&target.statement)?;
+        let n = server_types.len().max(target.parameter_types.len());
+        let types = (0..n)
+            .map(|i| {
+                target
+                    .parameter_types
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .filter(|t| *t != Type::UNKNOWN)
+                    .or_else(|| server_types.get(i).cloned())
+                    .unwrap_or(Type::TEXT)
+            })
+            .collect();
+        let fields = self.parser.get_result_schema(&target.statement, None)?;
+        Ok(DescribeStatementResponse::new(types, fields))
+    }
+
+    async fn do_describe_portal<C>(
+        &self,
+        _client: &mut C,
+        target: &Portal<Prepared>,
+    ) -> PgWireResult<DescribePortalResponse>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = Prepared>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let fields = self.parser.get_result_schema(
+            &target.statement.statement,
+            Some(&target.result_column_format),
+        )?;
+        Ok(if fields.is_empty() {
+            DescribePortalResponse::no_data()
+        } else {
+            DescribePortalResponse::new(fields)
+        })
+    }
+
+    async fn do_query<C>(
+        &self,
+        client: &mut C,
+        portal: &Portal<Prepared>,
+        _max_rows: usize,
+    ) -> PgWireResult<Response>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = Prepared>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let conn = self.conn()?;
+        let failed = client.transaction_status() == TransactionStatus::Error;
+        let prepared = &portal.statement.statement;
+        if failed && !ends_transaction(prepared) {
+            return Err(aborted());
+        }
+        match prepared {
+            Prepared::Empty => Ok(Response::EmptyQuery),
+            Prepared::Local(l) => Ok(settle(conn.local(l.clone())?, failed)),
+            Prepared::Engine(e) => {
+                let values = bind_values(portal, e)?;
+                conn.run(e.stmt.clone(), values, &portal.result_column_format, true)
+                    .await
+            }
+        }
+    }
+}
+
+/// The parameter values of a Bind, read by the types the client declared
+/// (else the plan's).
+fn bind_values(
+    portal: &Portal<Prepared>,
+    e: &EngineStatement,
+) -> PgWireResult<Option<ParamValues>> {
+    let sent = &portal.parameters;
+    if sent.is_empty() && e.params.is_empty() {
+        return Ok(None);
+    }
+    if sent.len() != e.params.len() {
+        return Err(error(
+            "08P01",
+            format!(
+                "bind message supplies {} parameters, but the statement requires {}",
+                sent.len(),
+                e.params.len()
+            ),
+        ));
+    }
+    let declared = &portal.statement.parameter_types;
+    let mut values = Vec::with_capacity(sent.len());
+    for (i, bytes) in sent.iter().enumerate() {
+        let ty = declared
+            .get(i)
+            .cloned()
+            .flatten()
+            .filter(|t| *t != Type::UNKNOWN)
+            .unwrap_or_else(|| params::described(e.params[i].as_ref()));
+        let binary = format_at(&portal.parameter_format, i, sent.len())? == FieldFormat::Binary;
+        values.push(params::value(i + 1, &ty, bytes.as_deref(), binary)?);
+    }
+    Ok(Some(ParamValues::from(values)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn dialect_from_startup_options() {
+        let m = |k: &str, v: &str| HashMap::from([(k.to_string(), v.to_string())]);
+        assert_eq!(
+            startup_dialect(&m("options", "-c jetsql.dialect=datafusion")).as_deref(),
+            Some("datafusion")
+        );
+        assert_eq!(
+            startup_dialect(&m("options", "--jetsql.dialect=access -c x=y")).as_deref(),
+            Some("access")
+        );
+        assert_eq!(
+            startup_dialect(&m("jetsql.dialect", "datafusion")).as_deref(),
+            Some("datafusion")
+        );
+        assert_eq!(startup_dialect(&m("options", "-c search_path=x")), None);
+    }
+
+    #[test]
+    fn format_codes_are_checked() {
+        let f = Format::Individual(vec![0, 1]);
+        assert_eq!(format_at(&f, 1, 2).unwrap(), FieldFormat::Binary);
+        assert!(format_at(&f, 2, 3).is_err());
+        assert_eq!(
+            format_at(&Format::UnifiedBinary, 5, 9).unwrap(),
+            FieldFormat::Binary
+        );
+    }
+}

@@ -1,0 +1,134 @@
+//! `jetsql serve`: Access databases behind the PostgreSQL wire protocol,
+//! for psql, JDBC and ODBC clients, BI tools and drivers
+//! (docs/serve-design.md has the design and what comes next).
+//!
+//! Map: [`server`] holds what connections share (the databases, each
+//! opened once); [`handlers`] is one connection (startup, simple and
+//! extended query); [`local`] answers `SET`/`SHOW`/`BEGIN`/… itself;
+//! [`types`] gives each result column its PostgreSQL type, [`encode`]
+//! writes the rows and [`params`] reads the parameters; [`errors`] gives
+//! each error its SQLSTATE.
+//!
+//! What it is today: read-only, trust authentication on a loopback
+//! address only, no TLS.
+
+mod encode;
+mod errors;
+mod handlers;
+mod local;
+mod params;
+mod server;
+mod types;
+
+pub use handlers::SERVER_VERSION;
+
+use crate::session::OpenRequest;
+use server::Server;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+/// What `jetsql serve` is told.
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// The database files; clients choose one by name, the file's stem
+    /// in lower case (`psql -d nwind`); the first is the default.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The address to listen on (port 0: any free port, printed at
+    /// start). Loopback only: the server has no authentication yet.
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:5432")]
+    pub listen: SocketAddr,
+    /// Most connections served at once; one more is refused with
+    /// "too many clients" (SQLSTATE 53300). Each connection's queries get
+    /// an equal share of --memory-limit (at least 32 MiB).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub max_connections: usize,
+}
+
+/// Runs the server until SIGINT or SIGTERM; `memory_limit` (bytes) is
+/// shared out among the connections.
+pub fn run(args: ServeArgs, req: &OpenRequest, memory_limit: u64) -> Result<(), String> {
+    if !args.listen.ip().is_loopback() {
+        return Err(format!(
+            "--listen {}: the server has no password authentication yet, so it listens on a loopback address only (127.0.0.1, ::1)",
+            args.listen
+        ));
+    }
+    if args.max_connections == 0 {
+        return Err("--max-connections must be at least 1".into());
+    }
+    let per_session = (memory_limit / args.max_connections as u64).max(32 << 20);
+    let server = Arc::new(Server::open(
+        &args.files,
+        req,
+        per_session,
+        args.max_connections,
+    )?);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    rt.block_on(serve(server, args.listen))
+}
+
+async fn serve(server: Arc<Server>, listen: SocketAddr) -> Result<(), String> {
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    let names: Vec<&str> = server.served.iter().map(|s| s.name.as_str()).collect();
+    eprintln!(
+        "jetsql serve: listening on {local}, serving {} (read-only)",
+        names.join(", ")
+    );
+    let slots = Arc::new(Semaphore::new(server.max_connections));
+    let stop = shutdown();
+    tokio::pin!(stop);
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            () = &mut stop => {
+                eprintln!("jetsql serve: stopped");
+                return Ok(());
+            }
+        };
+        let (socket, _) = match accepted {
+            Ok(s) => s,
+            // a client that went away between SYN and accept, or a
+            // descriptor limit: keep serving the others
+            Err(e) => {
+                eprintln!("jetsql serve: accept: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = socket.set_nodelay(true);
+        let permit = slots.clone().try_acquire_owned().ok();
+        let handlers = Arc::new(handlers::Handlers::new(server.clone(), permit.is_some()));
+        tokio::spawn(async move {
+            let _permit = permit;
+            let _ = pgwire::tokio::process_socket(socket, None, handlers).await;
+        });
+    }
+}
+
+/// Resolves at SIGINT or SIGTERM.
+async fn shutdown() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+    }
+}

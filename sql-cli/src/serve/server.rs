@@ -1,0 +1,97 @@
+//! What every connection of one `jetsql serve` shares: the databases
+//! served (each opened once; every connection reads the same handle), the
+//! memory limit of a session, and the limit on connections.
+
+use crate::session::{OpenRequest, open_with_password};
+use datafusion::error::Result as DfResult;
+use jet_provider::{JetHandle, JetOptions, JetSession, SqlDialect};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One database file served, under the name clients give as the database
+/// (`psql -d NAME`): the file's stem as `jetsql` names its catalog.
+pub struct Served {
+    /// The database name.
+    pub name: String,
+    /// The open database, shared by every connection.
+    pub handle: Arc<JetHandle>,
+}
+
+/// The state of one server.
+pub struct Server {
+    /// The databases, in command-line order; the first is the one a client
+    /// that names none gets.
+    pub served: Vec<Served>,
+    /// The memory pool of each connection's session, in bytes.
+    pub memory_limit: u64,
+    /// The dialect a connection starts in.
+    pub dialect: SqlDialect,
+    /// Connections served at once; more are refused (53300).
+    pub max_connections: usize,
+}
+
+impl Server {
+    /// Opens every file read-only (a file that needs a password takes the
+    /// one given with `--password`; none is asked for at a terminal: a
+    /// server has none). Each is read under its shared lock a statement at
+    /// a time, so writers in other processes get in between statements.
+    pub fn open(
+        files: &[PathBuf],
+        req: &OpenRequest,
+        memory_limit: u64,
+        max_connections: usize,
+    ) -> Result<Server, String> {
+        let mut req = req.clone();
+        req.ask = false;
+        let mut served: Vec<Served> = Vec::new();
+        for path in files {
+            let (db, password) = open_with_password(path, &req)?;
+            let options = JetOptions {
+                writable: false,
+                password: password.as_deref().map(jet_storage::Password::from),
+                lock_per_statement: true,
+                ..JetOptions::default()
+            };
+            let base = jet_provider::session::catalog_name(path);
+            let mut name = base.clone();
+            let mut n = 2;
+            while served.iter().any(|s| s.name == name) {
+                name = format!("{base}_{n}");
+                n += 1;
+            }
+            served.push(Served {
+                name,
+                handle: Arc::new(JetHandle::new(db, options)),
+            });
+        }
+        Ok(Server {
+            served,
+            memory_limit,
+            dialect: SqlDialect::Access,
+            max_connections,
+        })
+    }
+
+    /// The database a client asked for (`None` or empty: the first); names
+    /// match ignoring case, as the catalog names are lower case.
+    pub fn database(&self, asked: Option<&str>) -> Option<&Served> {
+        match asked.filter(|a| !a.is_empty()) {
+            None => self.served.first(),
+            Some(a) => self.served.iter().find(|s| s.name.eq_ignore_ascii_case(a)),
+        }
+    }
+
+    /// A new session for one connection to database `db`: its tables answer
+    /// to bare names; every other database served is a catalog of its own
+    /// (`other.public."Table"`). Reads no file by name and has no
+    /// `jet_files` (`jet_provider::session::server_session`).
+    pub fn session(&self, db: &Served) -> DfResult<JetSession> {
+        let session = jet_provider::session::server_session(self.memory_limit)?;
+        session.register_handle(&db.name, db.handle.clone(), true)?;
+        for other in self.served.iter().filter(|s| s.name != db.name) {
+            session.register_handle(&other.name, other.handle.clone(), false)?;
+        }
+        session.set_dialect(self.dialect);
+        Ok(session)
+    }
+}
