@@ -11,6 +11,7 @@ mod columns;
 mod execute;
 mod index_ddl;
 mod kind;
+mod parameters;
 mod prepared;
 mod statement;
 

@@ -567,7 +567,7 @@ impl JetSession {
         let plan = self.planning_state(dialect)?.statement_to_plan(s).await?;
         match params {
             Some(p) => {
-                let p = super::prepared::fit_parameters(&plan, p)?;
+                let p = super::parameters::fit_parameters(&plan, p)?;
                 plan.with_param_values(p)
             }
             None => Ok(plan),
