@@ -4,7 +4,9 @@
 //! Bind / Execute, binary results, `$n` parameters) reads the values the
 //! shell reads; errors carry PostgreSQL's SQLSTATE; many clients at once
 //! read one shared database; the server refuses writes, unknown
-//! databases and connections over its limit.
+//! databases and connections over its limit; psql's `\dt`, `\dn`, `\d`
+//! show what they show over PostgreSQL holding the same data migrated by
+//! `jetsql migrate`.
 
 use crate::common::{jetsql, nwind, success};
 use std::io::{BufRead, BufReader};
@@ -497,4 +499,108 @@ fn concurrent_clients_share_one_database() {
             t.await.unwrap();
         }
     });
+}
+
+/// `psql` of a connection string, unaligned: its output (it must succeed).
+fn psql_at(conninfo: &str, command: &str) -> String {
+    let out = Command::new("psql")
+        .arg(conninfo)
+        .args(["-X", "-A", "-c", command])
+        .env_remove("PGPORT")
+        .output()
+        .expect("psql runs");
+    assert!(
+        out.status.success(),
+        "{command}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The parts of psql's `\d`, `\dt`, `\dn` output the server answers:
+/// every line but the owner (the server's role is `jetsql`), a column's
+/// default, and the foreign-key sections (not in the catalog yet).
+fn described(text: &str, owner_field: Option<usize>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skipping = false;
+    for line in text.lines() {
+        if line == "Foreign-key constraints:" || line == "Referenced by:" {
+            skipping = true;
+            continue;
+        }
+        if skipping && line.starts_with(char::is_whitespace) {
+            continue;
+        }
+        skipping = false;
+        let mut fields: Vec<&str> = line.split('|').collect();
+        if let Some(i) = owner_field
+            && fields.len() > i
+        {
+            fields.remove(i);
+        }
+        // Column|Type|Collation|Nullable|Default: the default left out
+        if owner_field.is_none() && fields.len() == 5 {
+            fields.truncate(4);
+        }
+        out.push(fields.join("|"));
+    }
+    out
+}
+
+/// psql's `\dt`, `\dn` and `\d TABLE` over the server show what they show
+/// over PostgreSQL holding the same database made by `jetsql migrate`:
+/// tables, column names, types (with lengths and precisions), NOT NULL,
+/// and indexes with their definitions.
+#[test]
+fn psql_describes_as_postgresql_describes_the_migrated_database() {
+    let Some(nwind) = nwind_or_skip() else { return };
+    let admin = match std::env::var("JETSQL_TEST_PG") {
+        Ok(v) if !v.is_empty() => v,
+        _ => {
+            let _: Option<()> = jet_tests::skip_or_fail(
+                "JETSQL_TEST_PG is not set (a libpq connection string; .ci/run starts a cluster)",
+            );
+            return;
+        }
+    };
+    let name = crate::migrate_support::unique_name("jetsql_serve");
+    psql_at(&admin, &format!("CREATE DATABASE {name}"));
+    let migrated = format!("{admin} dbname={name}");
+    success(jetsql().args(["migrate"]).arg(&nwind).arg(&migrated));
+    let server = Server::start(&[&nwind], &[]);
+    let ours = |c: &str| {
+        let out = Command::new("psql")
+            .arg(server.conninfo("nwind"))
+            .args(["-X", "-A", "-c", c])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{c}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let tables = described(&psql_at(&migrated, "\\dt"), Some(3));
+    assert!(tables.len() > 9, "{tables:?}");
+    assert_eq!(described(&ours("\\dt"), Some(3)), tables);
+    assert_eq!(
+        described(&ours("\\dn"), Some(1)),
+        described(&psql_at(&migrated, "\\dn"), Some(1))
+    );
+    let names: Vec<String> = tables
+        .iter()
+        .filter_map(|l| l.split('|').nth(1).map(str::to_string))
+        .filter(|n| n != "Name" && !n.is_empty() && !n.starts_with('('))
+        .collect();
+    assert_eq!(names.len(), 9, "{names:?}");
+    for t in names {
+        let command = format!("\\d \"{t}\"");
+        assert_eq!(
+            described(&ours(&command), None),
+            described(&psql_at(&migrated, &command), None),
+            "{command}"
+        );
+    }
+    psql_at(&admin, &format!("DROP DATABASE {name} WITH (FORCE)"));
 }

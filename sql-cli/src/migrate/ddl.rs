@@ -128,7 +128,7 @@ fn column_def(target: Target, t: &TableModel, c: &ColumnModel, notes: &mut Vec<S
 }
 
 /// `ON UPDATE`/`ON DELETE` clauses of a foreign key.
-fn actions(fk: &ForeignKey) -> String {
+pub fn actions(fk: &ForeignKey) -> String {
     let mut s = String::new();
     if fk.on_update_cascade {
         s.push_str(" ON UPDATE CASCADE");

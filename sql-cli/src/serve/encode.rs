@@ -144,12 +144,23 @@ fn put_cell(
         Reader::Cells(cells) => {
             let v = cells.value(r);
             match c.format {
-                FieldFormat::Binary => {
-                    let is_null = v
-                        .to_sql(&c.ty, data)
-                        .map_err(|e| internal(&e.to_string()))?;
-                    matches!(is_null, postgres_types::IsNull::Yes)
-                }
+                FieldFormat::Binary => match (v, &c.ty) {
+                    // the catalog's own types
+                    (Value::Int(i), &Type::OID) => {
+                        data.put_u32(u32::try_from(i).map_err(|e| internal(&e.to_string()))?);
+                        false
+                    }
+                    (Value::Text(t), &Type::NAME | &Type::CHAR | &Type::BPCHAR) => {
+                        data.put_slice(t.as_bytes());
+                        false
+                    }
+                    _ => {
+                        let is_null = v
+                            .to_sql(&c.ty, data)
+                            .map_err(|e| internal(&e.to_string()))?;
+                        matches!(is_null, postgres_types::IsNull::Yes)
+                    }
+                },
                 FieldFormat::Text => {
                     text.clear();
                     let null = write_text(text, v, &c.ty)?;

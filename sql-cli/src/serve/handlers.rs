@@ -4,6 +4,7 @@
 //! plans and describes once, Bind reads the parameters, Execute runs;
 //! rows in text or binary as each column asks).
 
+use super::catalog::{Answer, Catalog};
 use super::encode::{self, Column};
 use super::errors::{error, from_engine, info};
 use super::local::{self, Local, Settings};
@@ -48,6 +49,7 @@ pub const SERVER_VERSION: &str = concat!("16.6 (jetsql ", env!("CARGO_PKG_VERSIO
 /// One connection after startup: its session and parameters.
 pub struct Conn {
     session: JetSession,
+    catalog: Catalog,
     settings: Mutex<Settings>,
     /// The dialect the connection started in (`RESET` goes back to it).
     start_dialect: SqlDialect,
@@ -62,6 +64,15 @@ pub enum Prepared {
     Local(Local),
     /// Run by the engine.
     Engine(Arc<EngineStatement>),
+    /// Answered from the PostgreSQL catalog.
+    Catalog(Arc<CatalogStatement>),
+}
+
+/// A catalog statement, rewritten and described at Parse.
+pub struct CatalogStatement {
+    stmt: datafusion::sql::sqlparser::ast::Statement,
+    params: Vec<Option<DataType>>,
+    schema: SchemaRef,
 }
 
 /// A statement of the engine, planned and described at Parse.
@@ -220,8 +231,17 @@ impl StartupHandler for Handlers {
             let _ = settings.set("application_name", &app);
         }
         session.set_dialect(dialect);
+        let catalog = Catalog::build(
+            &session,
+            &served.name,
+            served.handle.database().ok(),
+            self.server.served.iter().map(|s| s.name.clone()).collect(),
+        )
+        .await
+        .map_err(|e| fatal("XX000", from_engine(&e).message))?;
         let conn = Arc::new(Conn {
             session,
+            catalog,
             settings: Mutex::new(settings),
             start_dialect: dialect,
         });
@@ -390,6 +410,33 @@ impl Conn {
             StatementKind::Read | StatementKind::Execute => {}
         }
         let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
+        self.respond(frame, formats, stream_rows).await
+    }
+
+    /// Runs a catalog statement.
+    async fn run_catalog(
+        &self,
+        stmt: datafusion::sql::sqlparser::ast::Statement,
+        values: Option<ParamValues>,
+        formats: &Format,
+        stream_rows: bool,
+    ) -> PgWireResult<Response> {
+        match self.catalog.frame(stmt, values).await.map_err(engine)? {
+            Answer::Rows(frame) => self.respond(frame, formats, stream_rows).await,
+            Answer::Empty(names) => {
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                Ok(text_rows(&names, Vec::new()))
+            }
+        }
+    }
+
+    /// The rows of `frame` as a response.
+    async fn respond(
+        &self,
+        frame: datafusion::prelude::DataFrame,
+        formats: &Format,
+        stream_rows: bool,
+    ) -> PgWireResult<Response> {
         let schema: SchemaRef = Arc::new(frame.schema().as_arrow().clone());
         let n = schema.fields().len();
         let formats: Vec<FieldFormat> = (0..n)
@@ -543,6 +590,12 @@ impl Handlers {
         if failed {
             return Err(aborted());
         }
+        if let Some(stmt) = conn.catalog.claims(text) {
+            return Ok(vec![
+                conn.run_catalog(stmt, None, &Format::UnifiedText, last)
+                    .await?,
+            ]);
+        }
         let stmts = conn.session.prepare(text).await.map_err(engine)?;
         let n = stmts.len();
         let mut out = Vec::with_capacity(n);
@@ -586,12 +639,25 @@ impl QueryParser for Parser {
         if let Some(l) = local::parse(sql) {
             return Ok(Prepared::Local(l));
         }
+        if let Some(stmt) = conn.catalog.claims(sql) {
+            let (params, schema) = conn.catalog.describe(&stmt).await.map_err(engine)?;
+            return Ok(Prepared::Catalog(Arc::new(CatalogStatement {
+                stmt,
+                params,
+                schema,
+            })));
+        }
         Ok(Prepared::Engine(conn.prepare_one(sql).await?))
     }
 
     fn get_parameter_types(&self, stmt: &Prepared) -> PgWireResult<Vec<Type>> {
         Ok(match stmt {
             Prepared::Engine(e) => e
+                .params
+                .iter()
+                .map(|t| params::described(t.as_ref()))
+                .collect(),
+            Prepared::Catalog(c) => c
                 .params
                 .iter()
                 .map(|t| params::described(t.as_ref()))
@@ -606,12 +672,17 @@ impl QueryParser for Parser {
         column_format: Option<&Format>,
     ) -> PgWireResult<Vec<FieldInfo>> {
         Ok(match stmt {
-            Prepared::Engine(e) => {
-                let n = e.schema.fields().len();
+            Prepared::Engine(_) | Prepared::Catalog(_) => {
+                let schema = match stmt {
+                    Prepared::Engine(e) => &e.schema,
+                    Prepared::Catalog(c) => &c.schema,
+                    _ => return Ok(Vec::new()),
+                };
+                let n = schema.fields().len();
                 let formats = (0..n)
                     .map(|i| column_format.map_or(Ok(FieldFormat::Text), |f| format_at(f, i, n)))
                     .collect::<PgWireResult<Vec<_>>>()?;
-                fields(&e.schema, &formats)
+                fields(schema, &formats)
             }
             Prepared::Local(Local::Show(Some(name))) => vec![FieldInfo::new(
                 name.clone(),
@@ -706,8 +777,13 @@ impl ExtendedQueryHandler for Handlers {
         match prepared {
             Prepared::Empty => Ok(Response::EmptyQuery),
             Prepared::Local(l) => Ok(settle(conn.local(l.clone())?, failed)),
+            Prepared::Catalog(c) => {
+                let values = bind_values(portal, &c.params)?;
+                conn.run_catalog(c.stmt.clone(), values, &portal.result_column_format, true)
+                    .await
+            }
             Prepared::Engine(e) => {
-                let values = bind_values(portal, e)?;
+                let values = bind_values(portal, &e.params)?;
                 conn.run(e.stmt.clone(), values, &portal.result_column_format, true)
                     .await
             }
@@ -719,19 +795,19 @@ impl ExtendedQueryHandler for Handlers {
 /// (else the plan's).
 fn bind_values(
     portal: &Portal<Prepared>,
-    e: &EngineStatement,
+    planned: &[Option<DataType>],
 ) -> PgWireResult<Option<ParamValues>> {
     let sent = &portal.parameters;
-    if sent.is_empty() && e.params.is_empty() {
+    if sent.is_empty() && planned.is_empty() {
         return Ok(None);
     }
-    if sent.len() != e.params.len() {
+    if sent.len() != planned.len() {
         return Err(error(
             "08P01",
             format!(
                 "bind message supplies {} parameters, but the statement requires {}",
                 sent.len(),
-                e.params.len()
+                planned.len()
             ),
         ));
     }
@@ -743,7 +819,7 @@ fn bind_values(
             .cloned()
             .flatten()
             .filter(|t| *t != Type::UNKNOWN)
-            .unwrap_or_else(|| params::described(e.params[i].as_ref()));
+            .unwrap_or_else(|| params::described(planned[i].as_ref()));
         let binary = format_at(&portal.parameter_format, i, sent.len())? == FieldFormat::Binary;
         values.push(params::value(i + 1, &ty, bytes.as_deref(), binary)?);
     }

@@ -12,6 +12,7 @@
 //! What it is today: read-only, trust authentication on a loopback
 //! address only, no TLS.
 
+mod catalog;
 mod encode;
 mod errors;
 mod handlers;

@@ -13,6 +13,16 @@ use pgwire::api::Type;
 
 /// The PostgreSQL type and type modifier (-1: none) of `field`.
 pub fn pg_type(field: &Field) -> (Type, i32) {
+    // catalog columns say which PostgreSQL type they are (`oid`, `name`,
+    // `"char"`): clients decode by the type OID
+    if let Some(ty) = field
+        .metadata()
+        .get("pg.type")
+        .and_then(|o| o.parse::<u32>().ok())
+        .and_then(Type::from_oid)
+    {
+        return (ty, -1);
+    }
     if let Some(jet) = field
         .metadata()
         .get("jet.type")
@@ -22,15 +32,10 @@ pub fn pg_type(field: &Field) -> (Type, i32) {
         // the type of the Arrow column must still be the table's (a
         // CAST keeps the metadata of its input on some paths)
         if agrees(&ty, field.data_type()) {
-            let typmod = match (&ty, field.data_type()) {
-                (&Type::VARCHAR, _) => field
-                    .metadata()
-                    .get("jet.length")
-                    .and_then(|l| l.parse::<i32>().ok())
-                    // Jet stores Text lengths in bytes, two a character
-                    .filter(|l| *l > 0)
-                    .map_or(-1, |l| l / 2 + 4),
-                (_, DataType::Decimal128(p, s)) => numeric_typmod(*p, *s),
+            // a Text column's length in characters depends on the file's
+            // version (the catalog takes it from the table definition)
+            let typmod = match field.data_type() {
+                DataType::Decimal128(p, s) => numeric_typmod(*p, *s),
                 _ => -1,
             };
             return (ty, typmod);
@@ -143,7 +148,7 @@ mod tests {
     fn table_columns_take_migrates_types() {
         assert_eq!(
             pg_type(&jet(DataType::Utf8, "Text", "120")),
-            (Type::VARCHAR, 64)
+            (Type::VARCHAR, -1)
         );
         assert_eq!(pg_type(&jet(DataType::Utf8, "Memo", "0")), (Type::TEXT, -1));
         assert_eq!(pg_type(&jet(DataType::Utf8, "GUID", "16")).0, Type::UUID);

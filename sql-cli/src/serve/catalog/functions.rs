@@ -1,0 +1,227 @@
+//! The PostgreSQL functions catalog queries call (`version()`,
+//! `format_type`, `pg_get_indexdef`, `pg_table_is_visible`, …), answered
+//! from the served database's snapshot. Each is evaluated value by value:
+//! catalog tables hold hundreds of rows, not millions.
+
+use super::tables::{Snapshot, format_type};
+use datafusion::arrow::array::ArrayRef;
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
+use datafusion::error::Result;
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, TypeSignature,
+    Volatility,
+};
+use std::sync::Arc;
+
+type Body = Arc<dyn Fn(&[ScalarValue]) -> ScalarValue + Send + Sync>;
+
+/// A catalog function: its name, result type and body.
+struct PgFunction {
+    name: &'static str,
+    signature: Signature,
+    returns: DataType,
+    body: Body,
+}
+
+impl std::fmt::Debug for PgFunction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl PartialEq for PgFunction {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for PgFunction {}
+
+impl std::hash::Hash for PgFunction {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+impl ScalarUDFImpl for PgFunction {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(self.returns.clone())
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rows = args.number_rows;
+        let arrays: Vec<ArrayRef> = args
+            .args
+            .iter()
+            .map(|a| a.to_array(rows))
+            .collect::<Result<_>>()?;
+        let mut out = Vec::with_capacity(rows);
+        let mut values = Vec::with_capacity(arrays.len());
+        for r in 0..rows {
+            values.clear();
+            for a in &arrays {
+                values.push(ScalarValue::try_from_array(a, r)?);
+            }
+            out.push((self.body)(&values));
+        }
+        if out.is_empty() {
+            return Ok(ColumnarValue::Array(
+                datafusion::arrow::array::new_empty_array(&self.returns),
+            ));
+        }
+        Ok(ColumnarValue::Array(ScalarValue::iter_to_array(out)?))
+    }
+}
+
+fn function(
+    name: &'static str,
+    returns: DataType,
+    body: impl Fn(&[ScalarValue]) -> ScalarValue + Send + Sync + 'static,
+) -> ScalarUDF {
+    ScalarUDF::new_from_impl(PgFunction {
+        name,
+        signature: Signature::one_of(
+            vec![TypeSignature::Nullary, TypeSignature::VariadicAny],
+            Volatility::Stable,
+        ),
+        returns,
+        body: Arc::new(body),
+    })
+}
+
+/// Argument `i` as an integer (an OID, a type modifier).
+fn int(args: &[ScalarValue], i: usize) -> Option<i64> {
+    match args.get(i)? {
+        ScalarValue::Int8(v) => v.map(i64::from),
+        ScalarValue::Int16(v) => v.map(i64::from),
+        ScalarValue::Int32(v) => v.map(i64::from),
+        ScalarValue::Int64(v) => *v,
+        ScalarValue::UInt32(v) => v.map(i64::from),
+        ScalarValue::UInt64(v) => v.and_then(|v| i64::try_from(v).ok()),
+        ScalarValue::Utf8(Some(s)) | ScalarValue::Utf8View(Some(s)) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Argument `i` as text.
+fn text(args: &[ScalarValue], i: usize) -> Option<String> {
+    match args.get(i)? {
+        ScalarValue::Utf8(v) | ScalarValue::Utf8View(v) | ScalarValue::LargeUtf8(v) => v.clone(),
+        v if v.is_null() => None,
+        v => Some(v.to_string()),
+    }
+}
+
+fn utf8(v: Option<String>) -> ScalarValue {
+    ScalarValue::Utf8(v)
+}
+
+/// The functions over snapshot `s`.
+pub fn all(s: &Arc<Snapshot>) -> Vec<ScalarUDF> {
+    let version = format!(
+        "PostgreSQL 16.6 (jetsql {}) on {}-linux, serving Microsoft Access databases",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::ARCH
+    );
+    let db = s.database.clone();
+    let (s1, s2) = (s.clone(), s.clone());
+    let yes = |_: &[ScalarValue]| ScalarValue::Boolean(Some(true));
+    vec![
+        function("version", DataType::Utf8, move |_| {
+            utf8(Some(version.clone()))
+        }),
+        function("current_database", DataType::Utf8, move |_| {
+            utf8(Some(db.clone()))
+        }),
+        function("current_schema", DataType::Utf8, |_| {
+            utf8(Some("public".into()))
+        }),
+        function("pg_get_userbyid", DataType::Utf8, |_| {
+            utf8(Some("jetsql".into()))
+        }),
+        function("pg_encoding_to_char", DataType::Utf8, |_| {
+            utf8(Some("UTF8".into()))
+        }),
+        function("pg_table_is_visible", DataType::Boolean, yes),
+        function("pg_type_is_visible", DataType::Boolean, yes),
+        function("pg_function_is_visible", DataType::Boolean, yes),
+        function("pg_collation_is_visible", DataType::Boolean, yes),
+        function("has_table_privilege", DataType::Boolean, yes),
+        function("has_schema_privilege", DataType::Boolean, yes),
+        function("has_database_privilege", DataType::Boolean, yes),
+        function("format_type", DataType::Utf8, |a| {
+            utf8(int(a, 0).and_then(|oid| {
+                format_type(
+                    oid,
+                    int(a, 1).and_then(|m| i32::try_from(m).ok()).unwrap_or(-1),
+                )
+            }))
+        }),
+        function("pg_get_expr", DataType::Utf8, |a| utf8(text(a, 0))),
+        function("pg_get_indexdef", DataType::Utf8, move |a| {
+            let Some(x) = int(a, 0).and_then(|oid| s1.indexes.iter().find(|x| x.oid == oid)) else {
+                return utf8(None);
+            };
+            match int(a, 1).unwrap_or(0) {
+                0 => utf8(Some(x.definition.clone())),
+                k => {
+                    let table = s1
+                        .relations
+                        .get((x.table - super::tables::FIRST_USER_OID) as usize);
+                    let col = usize::try_from(k - 1)
+                        .ok()
+                        .and_then(|k| x.keys.get(k))
+                        .and_then(|n| table?.columns.get(usize::try_from(*n).ok()? - 1));
+                    utf8(col.map(|c| super::tables::quoted(&c.name)))
+                }
+            }
+        }),
+        function("pg_get_constraintdef", DataType::Utf8, move |a| {
+            utf8(
+                int(a, 0)
+                    .and_then(|oid| s2.constraints.iter().find(|c| c.oid == oid))
+                    .map(|c| c.definition.clone()),
+            )
+        }),
+        function("obj_description", DataType::Utf8, |_| utf8(None)),
+        function("col_description", DataType::Utf8, |_| utf8(None)),
+        function("shobj_description", DataType::Utf8, |_| utf8(None)),
+        function("pg_get_partkeydef", DataType::Utf8, |_| utf8(None)),
+        function("pg_get_serial_sequence", DataType::Utf8, |_| utf8(None)),
+    ]
+}
+
+/// The names of the functions of [`all`] (a statement that calls one and
+/// reads no served table is a catalog statement).
+pub const NAMES: &[&str] = &[
+    "version",
+    "current_database",
+    "current_schema",
+    "pg_get_userbyid",
+    "pg_encoding_to_char",
+    "pg_table_is_visible",
+    "pg_type_is_visible",
+    "pg_function_is_visible",
+    "pg_collation_is_visible",
+    "has_table_privilege",
+    "has_schema_privilege",
+    "has_database_privilege",
+    "format_type",
+    "pg_get_expr",
+    "pg_get_indexdef",
+    "pg_get_constraintdef",
+    "obj_description",
+    "col_description",
+    "shobj_description",
+    "pg_get_partkeydef",
+    "pg_get_serial_sequence",
+];
