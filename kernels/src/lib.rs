@@ -32,6 +32,7 @@ pub mod index_page;
 pub mod journal;
 pub mod lval;
 pub mod ole;
+pub mod pg_frame;
 pub mod range;
 pub mod row_slot;
 pub mod usage_map;

@@ -21,4 +21,5 @@ mod migrate_sqlite;
 mod race;
 mod repl;
 mod serve;
+mod serve_hostile;
 mod write;

@@ -15,14 +15,16 @@ use std::process::{Child, Command, Stdio};
 use tokio_postgres::types::{FromSql, Type};
 use tokio_postgres::{NoTls, SimpleQueryMessage};
 
-/// A `jetsql serve` process on a free loopback port, stopped on drop.
-struct Server {
+/// A `jetsql serve` process on a free loopback port, stopped on drop;
+/// its standard error is kept.
+pub struct Server {
     child: Child,
-    port: u16,
+    pub port: u16,
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Server {
-    fn start(files: &[&Path], extra: &[&str]) -> Server {
+    pub fn start(files: &[&Path], extra: &[&str]) -> Server {
         let bin = assert_cmd::cargo::cargo_bin("jetsql");
         let mut child = Command::new(bin)
             .arg("serve")
@@ -34,20 +36,41 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .expect("jetsql serve starts");
+        let mut reader = BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
+        reader.read_line(&mut line).unwrap();
+        // keep reading, so the server never blocks on a full pipe
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = stderr.clone();
+        std::thread::spawn(move || {
+            for l in reader.lines().map_while(Result::ok) {
+                kept.lock().unwrap().push(l);
+            }
+        });
         let port = line
             .split("127.0.0.1:")
             .nth(1)
             .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
             .and_then(|p| p.parse().ok())
             .unwrap_or_else(|| panic!("no port in {line:?}"));
-        Server { child, port }
+        Server {
+            child,
+            port,
+            stderr,
+        }
     }
 
-    fn conninfo(&self, db: &str) -> String {
+    /// What the server wrote to standard error after its first line.
+    pub fn stderr(&self) -> Vec<String> {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Whether the process still runs.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    pub fn conninfo(&self, db: &str) -> String {
         format!("host=127.0.0.1 port={} user=tester dbname={db}", self.port)
     }
 
@@ -80,7 +103,7 @@ fn nwind_or_skip() -> Option<PathBuf> {
     nwind()
 }
 
-fn sample() -> PathBuf {
+pub fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/sample.mdb")
 }
 

@@ -15,6 +15,7 @@
 mod catalog;
 mod encode;
 mod errors;
+mod guard;
 mod handlers;
 mod local;
 mod params;
@@ -47,6 +48,15 @@ pub struct ServeArgs {
     /// an equal share of --memory-limit (at least 32 MiB).
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_connections: usize,
+    /// Largest message a client may send (a query, or a prepared
+    /// statement's parameters); a connection that declares a larger one
+    /// is closed before it is read.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = jet_provider::frontdoor::parse_memory_size)]
+    pub max_message: u64,
+    /// Seconds a client may leave the server's output unread before its
+    /// connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub write_timeout: u64,
 }
 
 /// Runs the server until SIGINT or SIGTERM; `memory_limit` (bytes) is
@@ -72,10 +82,19 @@ pub fn run(args: ServeArgs, req: &OpenRequest, memory_limit: u64) -> Result<(), 
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    rt.block_on(serve(server, args.listen))
+    let limits = guard::Limits {
+        max_message: u32::try_from(args.max_message.clamp(1024, 1 << 30)).unwrap_or(1 << 30),
+        write_timeout: std::time::Duration::from_secs(args.write_timeout.max(1)),
+        startup_timeout: std::time::Duration::from_secs(60),
+    };
+    rt.block_on(serve(server, args.listen, limits))
 }
 
-async fn serve(server: Arc<Server>, listen: SocketAddr) -> Result<(), String> {
+async fn serve(
+    server: Arc<Server>,
+    listen: SocketAddr,
+    limits: guard::Limits,
+) -> Result<(), String> {
     let listener = TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
@@ -98,7 +117,7 @@ async fn serve(server: Arc<Server>, listen: SocketAddr) -> Result<(), String> {
                 return Ok(());
             }
         };
-        let (socket, _) = match accepted {
+        let (socket, peer) = match accepted {
             Ok(s) => s,
             // a client that went away between SYN and accept, or a
             // descriptor limit: keep serving the others
@@ -113,7 +132,9 @@ async fn serve(server: Arc<Server>, listen: SocketAddr) -> Result<(), String> {
         let handlers = Arc::new(handlers::Handlers::new(server.clone(), permit.is_some()));
         tokio::spawn(async move {
             let _permit = permit;
-            let _ = pgwire::tokio::process_socket(socket, None, handlers).await;
+            if let Some(inner) = guard::guard(socket, peer, limits).await {
+                let _ = pgwire::tokio::process_socket_unix(inner, handlers).await;
+            }
         });
     }
 }
