@@ -6,7 +6,8 @@
 //! read one shared database; the server refuses writes, unknown
 //! databases and connections over its limit; psql's `\dt`, `\dn`, `\d`
 //! show what they show over PostgreSQL holding the same data migrated by
-//! `jetsql migrate`.
+//! `jetsql migrate`, and so do psycopg, pyodbc through psqlODBC and
+//! SQLAlchemy's reflection (`serve_clients/*.py`).
 
 use crate::common::{jetsql, nwind, success};
 use std::io::{BufRead, BufReader};
@@ -625,5 +626,116 @@ fn psql_describes_as_postgresql_describes_the_migrated_database() {
             "{command}"
         );
     }
+    psql_at(&admin, &format!("DROP DATABASE {name} WITH (FORCE)"));
+}
+
+/// The value of `key` in a libpq `key=value` connection string.
+fn conninfo_value(conninfo: &str, key: &str) -> Option<String> {
+    conninfo
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")).map(str::to_string))
+}
+
+/// `python3 sql-cli/tests/serve_clients/SCRIPT args…`: its standard output.
+fn python(script: &str, args: &[String]) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/serve_clients")
+        .join(script);
+    let out = Command::new("python3")
+        .arg(&path)
+        .args(args)
+        .env_remove("PGPORT")
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// psycopg (text, binary, prepared with parameters), pyodbc through
+/// psqlODBC (`?` parameters, SQLTables, SQLColumns) and SQLAlchemy's
+/// reflection (tables, column types and nullability, keys, indexes,
+/// foreign keys) read from the server exactly what they read from
+/// PostgreSQL holding the same data made by `jetsql migrate`.
+#[test]
+fn client_libraries_read_what_they_read_from_postgresql() {
+    let Some(nwind) = nwind_or_skip() else { return };
+    let admin = match std::env::var("JETSQL_TEST_PG") {
+        Ok(v) if !v.is_empty() => v,
+        _ => {
+            let _: Option<()> = jet_tests::skip_or_fail(
+                "JETSQL_TEST_PG is not set (a libpq connection string; .ci/run starts a cluster)",
+            );
+            return;
+        }
+    };
+    let ready = Command::new("python3")
+        .args(["-c", "import psycopg, pyodbc, sqlalchemy"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ready {
+        let _: Option<()> = jet_tests::skip_or_fail(
+            "python3 lacks psycopg, pyodbc or sqlalchemy (.ci/run installs them)",
+        );
+        return;
+    }
+    let name = crate::migrate_support::unique_name("jetsql_clients");
+    psql_at(&admin, &format!("CREATE DATABASE {name}"));
+    let migrated = format!("{admin} dbname={name}");
+    success(jetsql().args(["migrate"]).arg(&nwind).arg(&migrated));
+    let server = Server::start(&[&nwind], &[]);
+    let host = conninfo_value(&admin, "host").unwrap_or_else(|| "localhost".into());
+    let port = conninfo_value(&admin, "port").unwrap_or_else(|| "5432".into());
+    let user = conninfo_value(&admin, "user").unwrap_or_else(|| "postgres".into());
+
+    // reflection
+    let ours = python(
+        "reflect.py",
+        &[format!(
+            "postgresql+psycopg://me@127.0.0.1:{}/nwind",
+            server.port
+        )],
+    );
+    let theirs = python(
+        "reflect.py",
+        &[format!(
+            "postgresql+psycopg://{user}@/{name}?host={host}&port={port}"
+        )],
+    );
+    assert!(ours.contains("\"Order Details\""), "{ours}");
+    assert_eq!(ours, theirs, "SQLAlchemy's reflection differs");
+
+    // rows through the client libraries, the server in the datafusion
+    // dialect (the queries quote names as PostgreSQL does)
+    let ours = python(
+        "clients.py",
+        &[
+            format!(
+                "host=127.0.0.1 port={} dbname=nwind user=me options='-c jetsql.dialect=datafusion'",
+                server.port
+            ),
+            format!(
+                "DRIVER={{PostgreSQL Unicode}};SERVER=127.0.0.1;PORT={};DATABASE=nwind;UID=me;PWD=x;ConnSettings=SET jetsql.dialect%3Ddatafusion",
+                server.port
+            ),
+        ],
+    );
+    let theirs = python(
+        "clients.py",
+        &[
+            migrated.clone(),
+            format!(
+                "DRIVER={{PostgreSQL Unicode}};SERVER={host};PORT={port};DATABASE={name};UID={user};PWD=x"
+            ),
+        ],
+    );
+    assert!(
+        ours.contains("odbc columns") && ours.contains("32.38"),
+        "{ours}"
+    );
+    assert_eq!(ours, theirs, "the client libraries read other values");
     psql_at(&admin, &format!("DROP DATABASE {name} WITH (FORCE)"));
 }

@@ -45,6 +45,8 @@ enum Reader<'a> {
     Cells(Cells<'a>),
     Date(&'a datafusion::arrow::array::PrimitiveArray<Date32Type>),
     Time(&'a datafusion::arrow::array::PrimitiveArray<Time64MicrosecondType>),
+    /// A list of booleans, integers, floats or text: a PostgreSQL array.
+    Array(&'a datafusion::arrow::array::GenericListArray<i32>),
     /// Anything else, as Arrow displays it.
     Display(ArrayFormatter<'a>, &'a ArrayRef),
 }
@@ -73,6 +75,13 @@ fn canonical(a: &ArrayRef, ty: &Type) -> PgWireResult<ArrayRef> {
             DataType::Time64(TimeUnit::Microsecond)
         }
         (Type::BYTEA, DataType::BinaryView | DataType::FixedSizeBinary(_)) => DataType::Binary,
+        (Type::TEXT_ARRAY, DataType::List(item)) if !matches!(item.data_type(), DataType::Utf8) => {
+            DataType::List(std::sync::Arc::new(Field::new_list_field(
+                DataType::Utf8,
+                true,
+            )))
+        }
+        (_, DataType::LargeList(item)) => DataType::List(item.clone()),
         _ => return Ok(a.clone()),
     };
     cast(a, &want).map_err(|e| internal(&e.to_string()))
@@ -83,6 +92,16 @@ impl<'a> Reader<'a> {
         Ok(match (ty.clone(), a.data_type()) {
             (Type::DATE, DataType::Date32) => Reader::Date(a.as_primitive()),
             (Type::TIME, DataType::Time64(TimeUnit::Microsecond)) => Reader::Time(a.as_primitive()),
+            (
+                Type::BOOL_ARRAY
+                | Type::INT2_ARRAY
+                | Type::INT4_ARRAY
+                | Type::INT8_ARRAY
+                | Type::FLOAT8_ARRAY
+                | Type::TEXT_ARRAY
+                | Type::INT2_VECTOR,
+                DataType::List(_),
+            ) => Reader::Array(a.as_list()),
             (Type::TEXT, dt) if !matches!(dt, DataType::Utf8 | DataType::LargeUtf8) => {
                 Reader::Display(
                     ArrayFormatter::try_new(a.as_ref(), options)
@@ -201,8 +220,25 @@ fn put_cell(
                 false
             }
         }
-        Reader::Display(f, a) => {
+        Reader::Array(a) => {
             if a.is_null(r) {
+                true
+            } else {
+                let items = a.value(r);
+                match c.format {
+                    FieldFormat::Text => {
+                        text.clear();
+                        array_text(text, &items, &c.ty)?;
+                        data.put_slice(text.as_bytes());
+                    }
+                    FieldFormat::Binary => array_binary(data, &items, &c.ty)?,
+                }
+                false
+            }
+        }
+        Reader::Display(f, a) => {
+            // logical: a NullArray has no null buffer, yet every value is NULL
+            if a.logical_nulls().is_some_and(|n| n.is_null(r)) {
                 true
             } else {
                 text.clear();
@@ -258,6 +294,101 @@ fn write_text(out: &mut String, v: Value<'_>, ty: &Type) -> PgWireResult<bool> {
         }
     }
     Ok(false)
+}
+
+/// The element type of a PostgreSQL array type.
+fn element(ty: &Type) -> Type {
+    match *ty {
+        Type::BOOL_ARRAY => Type::BOOL,
+        Type::INT2_ARRAY | Type::INT2_VECTOR => Type::INT2,
+        Type::INT4_ARRAY => Type::INT4,
+        Type::INT8_ARRAY => Type::INT8,
+        Type::FLOAT8_ARRAY => Type::FLOAT8,
+        _ => Type::TEXT,
+    }
+}
+
+/// An array's text form: `{1,2}`, `{"a b",NULL}` (an element quoted when
+/// it is empty, `NULL`, or holds a blank, a quote, a backslash, a comma
+/// or a brace).
+fn array_text(out: &mut String, items: &ArrayRef, ty: &Type) -> PgWireResult<()> {
+    let cells = Cells::new(items);
+    let elem = element(ty);
+    if *ty == Type::INT2_VECTOR {
+        // `int2vector`: the numbers, blank-separated
+        for i in 0..items.len() {
+            if i > 0 {
+                out.push(' ');
+            }
+            write_text(out, cells.value(i), &elem)?;
+        }
+        return Ok(());
+    }
+    out.push('{');
+    let mut one = String::new();
+    for i in 0..items.len() {
+        if i > 0 {
+            out.push(',');
+        }
+        one.clear();
+        if write_text(&mut one, cells.value(i), &elem)? {
+            out.push_str("NULL");
+            continue;
+        }
+        let quote = one.is_empty()
+            || one.eq_ignore_ascii_case("null")
+            || one
+                .chars()
+                .any(|c| c.is_whitespace() || matches!(c, '"' | '\\' | ',' | '{' | '}'));
+        if quote {
+            out.push('"');
+            for c in one.chars() {
+                if c == '"' || c == '\\' {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+            out.push('"');
+        } else {
+            out.push_str(&one);
+        }
+    }
+    out.push('}');
+    Ok(())
+}
+
+/// An array's binary form: dimensions, a NULL flag, the element type,
+/// each dimension's length and lower bound (1), then each element.
+fn array_binary(data: &mut BytesMut, items: &ArrayRef, ty: &Type) -> PgWireResult<()> {
+    let elem = element(ty);
+    let n = i32::try_from(items.len()).map_err(|_| internal("an array too long"))?;
+    data.put_i32(i32::from(n > 0));
+    data.put_i32(i32::from(items.null_count() > 0));
+    data.put_u32(elem.oid());
+    if n > 0 {
+        data.put_i32(n);
+        data.put_i32(1);
+    }
+    let cells = Cells::new(items);
+    for i in 0..items.len() {
+        let at = data.len();
+        data.put_i32(0);
+        let v = cells.value(i);
+        let null = matches!(
+            v.to_sql(&elem, data)
+                .map_err(|e| internal(&e.to_string()))?,
+            postgres_types::IsNull::Yes
+        );
+        if null {
+            data.truncate(at);
+            data.put_i32(-1);
+        } else {
+            let len =
+                i32::try_from(data.len() - at - 4).map_err(|_| internal("an element too long"))?;
+            data[at..at + 4].copy_from_slice(&len.to_be_bytes());
+        }
+    }
+    Ok(())
 }
 
 /// Drops the trailing zeros of a time's fraction of a second, as
@@ -396,6 +527,26 @@ mod tests {
         assert_eq!(f4(0.1), "0.1");
         assert_eq!(f4(98765.43), "98765.43");
         assert_eq!(f4(0.000123), "0.000123");
+    }
+
+    /// PostgreSQL 15 prints `ARRAY['a b', NULL, 'x', '']` as
+    /// `{"a b",NULL,x,""}` and `ARRAY[1,2]::int2[]` as `{1,2}`.
+    #[test]
+    fn arrays_print_as_postgresql_prints_them() {
+        use datafusion::arrow::array::{Int16Array, StringArray};
+        let mut s = String::new();
+        let texts: ArrayRef = std::sync::Arc::new(StringArray::from(vec![
+            Some("a b"),
+            None,
+            Some("x"),
+            Some(""),
+        ]));
+        array_text(&mut s, &texts, &Type::TEXT_ARRAY).unwrap();
+        assert_eq!(s, r#"{"a b",NULL,x,""}"#);
+        s.clear();
+        let ints: ArrayRef = std::sync::Arc::new(Int16Array::from(vec![1, 2]));
+        array_text(&mut s, &ints, &Type::INT2_ARRAY).unwrap();
+        assert_eq!(s, "{1,2}");
     }
 
     #[test]

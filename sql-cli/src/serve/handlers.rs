@@ -50,7 +50,7 @@ pub const SERVER_VERSION: &str = concat!("16.6 (jetsql ", env!("CARGO_PKG_VERSIO
 pub struct Conn {
     session: JetSession,
     catalog: Catalog,
-    settings: Mutex<Settings>,
+    settings: Arc<Mutex<Settings>>,
     /// The dialect the connection started in (`RESET` goes back to it).
     start_dialect: SqlDialect,
 }
@@ -231,18 +231,20 @@ impl StartupHandler for Handlers {
             let _ = settings.set("application_name", &app);
         }
         session.set_dialect(dialect);
+        let settings = Arc::new(Mutex::new(settings));
         let catalog = Catalog::build(
             &session,
             &served.name,
             served.handle.database().ok(),
             self.server.served.iter().map(|s| s.name.clone()).collect(),
+            settings.clone(),
         )
         .await
         .map_err(|e| fatal("XX000", from_engine(&e).message))?;
         let conn = Arc::new(Conn {
             session,
             catalog,
-            settings: Mutex::new(settings),
+            settings,
             start_dialect: dialect,
         });
         let _ = self.conn.set(conn);
@@ -358,6 +360,8 @@ impl Conn {
             Local::Begin => Response::TransactionStart(Tag::new("BEGIN")),
             Local::Commit => Response::TransactionEnd(Tag::new("COMMIT")),
             Local::Rollback => Response::TransactionEnd(Tag::new("ROLLBACK")),
+            // ROLLBACK TO SAVEPOINT clears a failed transaction's error
+            Local::Savepoint("ROLLBACK") => Response::TransactionStart(Tag::new("ROLLBACK")),
             Local::Savepoint(tag) => Response::Execution(Tag::new(tag)),
             Local::Discard => {
                 if let Some(d) = settings.reset(None, self.start_dialect) {
@@ -590,9 +594,9 @@ impl Handlers {
         if failed {
             return Err(aborted());
         }
-        if let Some(stmt) = conn.catalog.claims(text) {
+        if let Some(claimed) = conn.catalog.claims(text) {
             return Ok(vec![
-                conn.run_catalog(stmt, None, &Format::UnifiedText, last)
+                conn.run_catalog(claimed.stmt, None, &Format::UnifiedText, last)
                     .await?,
             ]);
         }
@@ -639,10 +643,10 @@ impl QueryParser for Parser {
         if let Some(l) = local::parse(sql) {
             return Ok(Prepared::Local(l));
         }
-        if let Some(stmt) = conn.catalog.claims(sql) {
-            let (params, schema) = conn.catalog.describe(&stmt).await.map_err(engine)?;
+        if let Some(claimed) = conn.catalog.claims(sql) {
+            let (params, schema) = conn.catalog.describe(&claimed).await.map_err(engine)?;
             return Ok(Prepared::Catalog(Arc::new(CatalogStatement {
-                stmt,
+                stmt: claimed.stmt,
                 params,
                 schema,
             })));

@@ -59,6 +59,13 @@ pub fn parse(sql: &str) -> Option<Local> {
         "SHOW" => match second {
             None => return None,
             Some("ALL") if w.len() == 2 => Local::Show(None),
+            Some("TRANSACTION")
+                if w.get(2).map(String::as_str) == Some("ISOLATION")
+                    && w.get(3).map(String::as_str) == Some("LEVEL")
+                    && w.len() == 4 =>
+            {
+                Local::Show(Some("transaction_isolation".into()))
+            }
             Some("TABLES" | "COLUMNS" | "FUNCTIONS" | "CREATE") => return None,
             Some(_) if w.len() == 2 => Local::Show(Some(unquote(sql[4..].trim()).to_lowercase())),
             Some(_) => return None,
@@ -356,6 +363,10 @@ mod tests {
             Some(Local::Show(Some("timezone".into())))
         );
         assert_eq!(parse("SHOW ALL"), Some(Local::Show(None)));
+        assert_eq!(
+            parse("show transaction isolation level"),
+            Some(Local::Show(Some("transaction_isolation".into())))
+        );
         assert_eq!(parse("SHOW TABLES"), None);
         assert_eq!(parse("BEGIN"), Some(Local::Begin));
         assert_eq!(

@@ -109,6 +109,15 @@ pub fn of_arrow(dt: &DataType) -> (Type, i32) {
         DataType::Time32(_) | DataType::Time64(_) => Type::TIME,
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => Type::BYTEA,
         DataType::FixedSizeBinary(_) => Type::BYTEA,
+        DataType::List(item) | DataType::LargeList(item) => match item.data_type() {
+            DataType::Boolean => Type::BOOL_ARRAY,
+            DataType::Int16 => Type::INT2_ARRAY,
+            DataType::Int32 => Type::INT4_ARRAY,
+            DataType::Int64 => Type::INT8_ARRAY,
+            DataType::Float64 => Type::FLOAT8_ARRAY,
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Type::TEXT_ARRAY,
+            _ => Type::TEXT,
+        },
         // zoned timestamps, 256-bit decimals, intervals, lists, …: text
         _ => Type::TEXT,
     };

@@ -1,6 +1,7 @@
 //! Statements over catalog relations an Access database never fills:
 //! row-level security policies, extended statistics, publications,
-//! inheritance and partitions, triggers, rewrite rules. psql's `\d`
+//! inheritance and partitions, triggers, rewrite rules, sequences (an
+//! auto-number is no sequence). psql's `\d`
 //! reads each of them with PostgreSQL syntax DataFusion does not plan
 //! (`array(SELECT …)`, `int2[]` subscripts). A SELECT whose every branch joins one of these relations with an inner
 //! join (or lists it in FROM), without aggregates, is answered as what it
@@ -22,6 +23,7 @@ pub const EMPTY_RELATIONS: &[&str] = &[
     "pg_inherits",
     "pg_trigger",
     "pg_rewrite",
+    "pg_sequence",
 ];
 
 fn is_empty_relation(f: &TableFactor) -> bool {

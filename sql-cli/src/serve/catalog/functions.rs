@@ -121,19 +121,37 @@ fn text(args: &[ScalarValue], i: usize) -> Option<String> {
     }
 }
 
+/// `s` as a JSON string.
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 fn utf8(v: Option<String>) -> ScalarValue {
     ScalarValue::Utf8(v)
 }
 
 /// The functions over snapshot `s`.
-pub fn all(s: &Arc<Snapshot>) -> Vec<ScalarUDF> {
+pub fn all(
+    s: &Arc<Snapshot>,
+    settings: Arc<std::sync::Mutex<super::super::local::Settings>>,
+) -> Vec<ScalarUDF> {
     let version = format!(
         "PostgreSQL 16.6 (jetsql {}) on {}-linux, serving Microsoft Access databases",
         env!("CARGO_PKG_VERSION"),
         std::env::consts::ARCH
     );
     let db = s.database.clone();
-    let (s1, s2) = (s.clone(), s.clone());
+    let (s1, s2, s3, s4) = (s.clone(), s.clone(), s.clone(), s.clone());
     let yes = |_: &[ScalarValue]| ScalarValue::Boolean(Some(true));
     vec![
         function("version", DataType::Utf8, move |_| {
@@ -192,6 +210,61 @@ pub fn all(s: &Arc<Snapshot>) -> Vec<ScalarUDF> {
                     .map(|c| c.definition.clone()),
             )
         }),
+        function("to_regtype", DataType::Int64, |a| {
+            let name = text(a, 0).map(|n| n.to_lowercase());
+            ScalarValue::Int64(name.and_then(|n| {
+                let n = n.strip_prefix("pg_catalog.").unwrap_or(&n).to_string();
+                super::tables::TYPES
+                    .iter()
+                    .find(|t| t.1 == n || format_type(t.0, -1).as_deref() == Some(n.as_str()))
+                    .map(|t| t.0)
+            }))
+        }),
+        function("to_regclass", DataType::Int64, move |a| {
+            ScalarValue::Int64(
+                text(a, 0)
+                    .map(|n| super::rewrite::regclass(&s3, &n))
+                    .filter(|oid| *oid != 0),
+            )
+        }),
+        function("json_build_object", DataType::Utf8, |a| {
+            let mut out = String::from("{");
+            for (i, pair) in a.chunks(2).enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let key = text(pair, 0).unwrap_or_default();
+                out.push_str(&json_string(&key));
+                out.push_str(" : ");
+                out.push_str(&match pair.get(1) {
+                    None => "null".to_string(),
+                    Some(v) if v.is_null() => "null".to_string(),
+                    Some(ScalarValue::Boolean(Some(b))) => b.to_string(),
+                    Some(
+                        v @ (ScalarValue::Int16(_)
+                        | ScalarValue::Int32(_)
+                        | ScalarValue::Int64(_)
+                        | ScalarValue::Float64(_)),
+                    ) => v.to_string(),
+                    Some(v) => json_string(&v.to_string()),
+                });
+            }
+            out.push('}');
+            utf8(Some(out))
+        }),
+        function("pg_regclass", DataType::Int64, move |a| {
+            ScalarValue::Int64(match a.first() {
+                Some(v) if v.is_null() => None,
+                _ => text(a, 0).map(|n| super::rewrite::regclass(&s4, &n)),
+            })
+        }),
+        function("current_setting", DataType::Utf8, move |a| {
+            let name = text(a, 0).map(|n| n.to_lowercase());
+            utf8(name.and_then(|n| match n.as_str() {
+                "default_table_access_method" => Some("heap".to_string()),
+                n => settings.lock().ok()?.get(n).map(str::to_string),
+            }))
+        }),
         function("obj_description", DataType::Utf8, |_| utf8(None)),
         function("col_description", DataType::Utf8, |_| utf8(None)),
         function("shobj_description", DataType::Utf8, |_| utf8(None)),
@@ -224,4 +297,8 @@ pub const NAMES: &[&str] = &[
     "shobj_description",
     "pg_get_partkeydef",
     "pg_get_serial_sequence",
+    "to_regtype",
+    "to_regclass",
+    "json_build_object",
+    "current_setting",
 ];

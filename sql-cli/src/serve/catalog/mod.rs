@@ -54,6 +54,7 @@ impl Catalog {
         name: &str,
         db: Option<jet_storage::Database>,
         databases: Vec<String>,
+        settings: Arc<std::sync::Mutex<super::local::Settings>>,
     ) -> Result<Catalog> {
         let schema = session
             .context()
@@ -108,7 +109,7 @@ impl Catalog {
                 Arc::new(MemTable::try_new(schema, vec![vec![batch]])?),
             )?;
         }
-        for f in functions::all(&snapshot) {
+        for f in functions::all(&snapshot, settings) {
             ctx.register_udf(f);
         }
         Ok(Catalog { ctx, snapshot })
@@ -117,7 +118,7 @@ impl Catalog {
     /// `sql` read as a catalog statement, rewritten; `None` when it is the
     /// engine's (it names a served table, or nothing of the catalog, or
     /// is not PostgreSQL SQL).
-    pub fn claims(&self, sql: &str) -> Option<Statement> {
+    pub fn claims(&self, sql: &str) -> Option<Claimed> {
         let mut stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql).ok()?;
         if stmts.len() != 1 || !matches!(stmts[0], Statement::Query(_)) {
             return None;
@@ -160,8 +161,9 @@ impl Catalog {
         if !catalog {
             return None;
         }
+        let count = placeholders(&stmt);
         rewrite::rewrite(&mut stmt, &self.snapshot);
-        Some(stmt)
+        Some(Claimed { stmt, count })
     }
 
     async fn plan(&self, stmt: &Statement) -> Result<datafusion::logical_expr::LogicalPlan> {
@@ -174,11 +176,12 @@ impl Catalog {
     /// The parameter types and result columns of a claimed statement.
     pub async fn describe(
         &self,
-        stmt: &Statement,
+        claimed: &Claimed,
     ) -> Result<(
         Vec<Option<datafusion::arrow::datatypes::DataType>>,
         datafusion::arrow::datatypes::SchemaRef,
     )> {
+        let stmt = &claimed.stmt;
         if let Some(names) = empty::columns_if_empty_statement(stmt) {
             let fields: Vec<datafusion::arrow::datatypes::Field> = names
                 .iter()
@@ -191,14 +194,15 @@ impl Catalog {
                 })
                 .collect();
             return Ok((
-                Vec::new(),
+                vec![None; claimed.count],
                 Arc::new(datafusion::arrow::datatypes::Schema::new(fields)),
             ));
         }
         let plan = self.plan(stmt).await?;
         let types = plan.get_parameter_types()?;
         let mut params = Vec::new();
-        for n in 1..=types.len() {
+        // every placeholder of the text, also those a rewrite removed
+        for n in 1..=claimed.count {
             params.push(types.get(&format!("${n}")).cloned().flatten());
         }
         Ok((params, Arc::new(plan.schema().as_arrow().clone())))
@@ -216,6 +220,31 @@ impl Catalog {
         };
         Ok(Answer::Rows(self.ctx.execute_logical_plan(plan).await?))
     }
+}
+
+/// A statement the catalog answers, rewritten, with the number of `$n`
+/// placeholders its text had.
+#[derive(Clone)]
+pub struct Claimed {
+    /// The statement as it is planned.
+    pub stmt: Statement,
+    /// The highest `$n` of the text as the client wrote it.
+    pub count: usize,
+}
+
+/// The highest `$n` in `stmt`.
+fn placeholders(stmt: &Statement) -> usize {
+    let mut max = 0;
+    let _ = visit_expressions(stmt, |e| {
+        if let Expr::Value(v) = e
+            && let datafusion::sql::sqlparser::ast::Value::Placeholder(p) = &v.value
+            && let Some(n) = p.strip_prefix('$').and_then(|n| n.parse::<usize>().ok())
+        {
+            max = max.max(n.min(u16::MAX as usize));
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    max
 }
 
 /// What a catalog statement answers.

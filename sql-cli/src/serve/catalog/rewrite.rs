@@ -58,8 +58,14 @@ fn number(n: i64) -> Expr {
 
 /// The OID `name::regclass` names: a served relation (quoted or not,
 /// with `public.` or without), else 0.
-fn regclass(s: &Snapshot, name: &str) -> i64 {
-    let name = name.strip_prefix("public.").unwrap_or(name);
+pub fn regclass(s: &Snapshot, name: &str) -> i64 {
+    if let Ok(oid) = name.trim().parse::<i64>() {
+        return oid;
+    }
+    let name = name
+        .strip_prefix("public.")
+        .or_else(|| name.strip_prefix("pg_catalog."))
+        .unwrap_or(name);
     let name = name
         .strip_prefix('"')
         .and_then(|n| n.strip_suffix('"'))
@@ -96,6 +102,9 @@ pub fn rewrite(stmt: &mut Statement, s: &Snapshot) {
                 op,
                 right: right.clone(),
             }),
+            // generate_subscripts(a, 1): the positions 1‥n of a, unnested
+            // beside `unnest(a)` as PostgreSQL pairs them
+            Expr::Function(f) if last(&f.name) == "generate_subscripts" => subscripts(f),
             Expr::Function(f) if f.name.0.len() == 2 => {
                 let mut f = f.clone();
                 f.name = ObjectName(vec![f.name.0[1].clone()]);
@@ -104,6 +113,10 @@ pub fn rewrite(stmt: &mut Statement, s: &Snapshot) {
             Expr::Cast {
                 expr, data_type, ..
             } => cast(expr, data_type, s),
+            // a scalar subquery over a relation that has no rows is NULL
+            Expr::Subquery(q) if super::empty::columns_if_empty(q).is_some() => {
+                Some(Expr::Value(Value::Null.into()))
+            }
             Expr::Subquery(q) => one_row(q),
             _ => None,
         };
@@ -133,7 +146,9 @@ fn cast(expr: &Expr, to: &SqlType, s: &Snapshot) -> Option<Expr> {
     match name.as_str() {
         "regclass" => match literal(expr) {
             Some(n) => Some(number(regclass(s, n))),
-            None => plain(SqlType::BigInt(None)),
+            // a name or a number known only when the statement runs (a
+            // parameter): looked up then
+            None => call("pg_regclass", expr),
         },
         "regtype" => match literal(expr) {
             Some(n) => Some(number(
@@ -290,11 +305,20 @@ fn bound_names(select: &datafusion::sql::sqlparser::ast::Select) -> Vec<String> 
 /// Whether `e` names a column of the outer query (a qualifier the
 /// subquery does not bind).
 fn is_outer(e: &Expr, inner: &[String]) -> bool {
-    matches!(e, Expr::CompoundIdentifier(p) if p.len() == 2 && !inner.contains(&p[0].value.to_lowercase()))
+    qualifier(e).is_some_and(|q| !inner.contains(&q))
 }
 
 fn is_inner(e: &Expr, inner: &[String]) -> bool {
-    matches!(e, Expr::CompoundIdentifier(p) if p.len() == 2 && inner.contains(&p[0].value.to_lowercase()))
+    qualifier(e).is_some_and(|q| inner.contains(&q))
+}
+
+/// The relation a qualified column names (`a` of `a.x`, `pg_class` of
+/// `pg_catalog.pg_class.relname`), lower-cased.
+fn qualifier(e: &Expr) -> Option<String> {
+    match e {
+        Expr::CompoundIdentifier(p) if p.len() >= 2 => Some(p[p.len() - 2].value.to_lowercase()),
+        _ => None,
+    }
 }
 
 /// Which columns `e` reads: (some outer, some inner or unqualified).
@@ -388,6 +412,35 @@ fn lift_outer_conditions(select: &mut datafusion::sql::sqlparser::ast::Select) -
     lifted
 }
 
+/// `unnest(range(1, array_length(a) + 1))` for `generate_subscripts(a, 1)`.
+fn subscripts(f: &datafusion::sql::sqlparser::ast::Function) -> Option<Expr> {
+    use datafusion::sql::sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(array))) = list.args.first() else {
+        return None;
+    };
+    datafusion::sql::sqlparser::parser::Parser::new(
+        &datafusion::sql::sqlparser::dialect::PostgreSqlDialect {},
+    )
+    .try_with_sql(&format!(
+        "unnest(range(1, CAST(array_length({array}) AS BIGINT) + 1))"
+    ))
+    .and_then(|mut p| p.parse_expr())
+    .ok()
+}
+
+/// `name(arg)`.
+fn call(name: &str, arg: &Expr) -> Option<Expr> {
+    datafusion::sql::sqlparser::parser::Parser::new(
+        &datafusion::sql::sqlparser::dialect::PostgreSqlDialect {},
+    )
+    .try_with_sql(&format!("{name}({arg})"))
+    .and_then(|mut p| p.parse_expr())
+    .ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -422,7 +475,7 @@ mod tests {
             rewritten(
                 "SELECT '\"Orders\"'::regclass, 'orders'::regclass, 'int4'::regtype, x::regclass, y::pg_catalog.text"
             ),
-            "SELECT 16384, 0, 23, CAST(x AS BIGINT), CAST(y AS TEXT)"
+            "SELECT 16384, 0, 23, pg_regclass(x), CAST(y AS TEXT)"
         );
         assert_eq!(
             rewritten(

@@ -247,6 +247,9 @@ enum Col {
     Bool(Vec<bool>),
     I16(Vec<i16>),
     I32(Vec<i32>),
+    /// An `int2vector` column (key column numbers): a list of `Int16` to
+    /// the engine, `1 2` to clients.
+    I16Lists(Vec<Vec<i16>>),
     /// A text array column with no value (`aclitem[]`, `text[]`): its
     /// number of rows.
     NullTextArray(usize),
@@ -264,6 +267,18 @@ fn batch(columns: Vec<(&str, Col)>) -> (SchemaRef, RecordBatch) {
             Col::Bool(v) => (DataType::Boolean, 16, Arc::new(BooleanArray::from(v))),
             Col::I16(v) => (DataType::Int16, 21, Arc::new(Int16Array::from(v))),
             Col::I32(v) => (DataType::Int32, 23, Arc::new(Int32Array::from(v))),
+            Col::I16Lists(v) => {
+                let item = Arc::new(Field::new_list_field(DataType::Int16, true));
+                let list = ListArray::from_iter_primitive::<
+                    datafusion::arrow::datatypes::Int16Type,
+                    _,
+                    _,
+                >(
+                    v.into_iter()
+                        .map(|l| Some(l.into_iter().map(Some).collect::<Vec<_>>())),
+                );
+                (DataType::List(item), 22, Arc::new(list))
+            }
             Col::NullTextArray(n) => {
                 let item = Arc::new(Field::new_list_field(DataType::Utf8, true));
                 (
@@ -536,20 +551,15 @@ pub fn pg_catalog(s: &Snapshot) -> Vec<(&'static str, SchemaRef, RecordBatch)> {
             ("indnullsnotdistinct", Col::Bool(vec![false; k])),
             (
                 "indkey",
-                Col::Text(
-                    s.indexes
-                        .iter()
-                        .map(|x| {
-                            Some(
-                                x.keys
-                                    .iter()
-                                    .map(i16::to_string)
-                                    .collect::<Vec<_>>()
-                                    .join(" "),
-                            )
-                        })
-                        .collect(),
-                ),
+                Col::I16Lists(s.indexes.iter().map(|x| x.keys.clone()).collect()),
+            ),
+            (
+                "indoption",
+                Col::I16Lists(s.indexes.iter().map(|x| vec![0; x.keys.len()]).collect()),
+            ),
+            (
+                "indclass",
+                Col::I16Lists(s.indexes.iter().map(|x| vec![0; x.keys.len()]).collect()),
             ),
             ("indexprs", Col::Text(vec![None; k])),
             ("indpred", Col::Text(vec![None; k])),
@@ -648,6 +658,30 @@ pub fn pg_catalog(s: &Snapshot) -> Vec<(&'static str, SchemaRef, RecordBatch)> {
             ("inhparent", Col::Oid(vec![])),
             ("inhseqno", Col::I32(vec![])),
             ("inhdetachpending", Col::Bool(vec![])),
+        ]),
+    );
+    // the default btree operator class of each type served: none other
+    put(
+        "pg_opclass",
+        batch(vec![
+            ("oid", Col::Oid(vec![])),
+            ("opcmethod", Col::Oid(vec![])),
+            ("opcname", Col::Name(vec![])),
+            ("opcnamespace", Col::Oid(vec![])),
+            ("opcdefault", Col::Bool(vec![])),
+        ]),
+    );
+    put(
+        "pg_sequence",
+        batch(vec![
+            ("seqrelid", Col::Oid(vec![])),
+            ("seqtypid", Col::Oid(vec![])),
+            ("seqstart", Col::Oid(vec![])),
+            ("seqincrement", Col::Oid(vec![])),
+            ("seqmax", Col::Oid(vec![])),
+            ("seqmin", Col::Oid(vec![])),
+            ("seqcache", Col::Oid(vec![])),
+            ("seqcycle", Col::Bool(vec![])),
         ]),
     );
     put(
