@@ -81,6 +81,7 @@ fn make_parquet(db: &Path, parquet: &Path, rows: usize) {
 
 #[test]
 fn sigkill_during_insert_select_leaves_all_rows_or_none() {
+    let _timing = crate::common::timing_exclusive();
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().join("base.mdb");
     std::fs::copy(
@@ -187,6 +188,7 @@ fn sigkill_during_insert_select_leaves_all_rows_or_none() {
 /// mixture. Then `jetsql decrypt` the same way.
 #[test]
 fn sigkill_during_encrypt_and_decrypt_leaves_one_file_or_the_other() {
+    let _timing = crate::common::timing_exclusive();
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().join("base.accdb");
     std::fs::copy(

@@ -662,6 +662,7 @@ fn python(script: &str, args: &[String]) -> String {
 /// PostgreSQL holding the same data made by `jetsql migrate`.
 #[test]
 fn client_libraries_read_what_they_read_from_postgresql() {
+    let _timing = crate::common::timing_exclusive();
     let Some(nwind) = nwind_or_skip() else { return };
     let admin = match std::env::var("JETSQL_TEST_PG") {
         Ok(v) if !v.is_empty() => v,

@@ -168,6 +168,7 @@ fn oversized_and_malformed_messages_close_only_their_connection() {
 /// --write-timeout, and others are served meanwhile.
 #[test]
 fn a_client_that_stops_reading_is_closed() {
+    let _timing = crate::common::timing_exclusive();
     let mut server = Server::start(&[&sample()], &["--write-timeout", "1"]);
     let mut s = connected(server.port);
     // about 60 MB of rows, never read
@@ -210,6 +211,7 @@ impl Rng {
 /// server for a bounded time; a healthy client is answered after each.
 #[test]
 fn bounded_protocol_fuzz() {
+    let _timing = crate::common::timing_exclusive();
     let secs: u64 = std::env::var("JETSQL_SERVE_FUZZ_SECS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -31,3 +31,13 @@ pub fn success(cmd: &mut Command) -> Output {
     );
     out
 }
+
+/// Held by the tests whose timing is their subject (the SIGKILL tests
+/// calibrate a statement's run time, then kill inside it) and by the
+/// tests that load the machine for seconds (the server's protocol fuzz,
+/// its client libraries): so neither runs while the other does.
+pub fn timing_exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
