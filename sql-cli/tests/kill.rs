@@ -124,7 +124,10 @@ fn sigkill_during_insert_select_leaves_all_rows_or_none() {
     let mut rng = SimRng::new(0x5EED);
     let (mut none, mut all, mut journals, mut finished) = (0u64, 0u64, 0u64, 0u64);
     let started = Instant::now();
-    let window = full.as_millis() as u64 * 11 / 10 + 1;
+    // kills up to half again the calibrated run time: a killed run is
+    // often slower than the calibration (other tests beside it, a cold
+    // start), and late kills must straddle its commit
+    let window = full.as_millis() as u64 * 15 / 10 + 1;
     for round in 0..n {
         let mut child = Command::new(env!("CARGO_BIN_EXE_jetsql"))
             .args(["--write", &db_path.to_string_lossy(), "-c", &insert])
