@@ -206,12 +206,13 @@ pub fn open_options(req: &OpenRequest, path: &Path) -> OpenOptions {
 }
 
 /// The catalog name for `path` ([`jet_provider::session::catalog_name`]),
-/// made unique among `taken` with a `_2`, `_3`, … suffix.
-fn catalog_name(path: &Path, taken: &[OpenDb]) -> String {
+/// made unique with a `_2`, `_3`, … suffix among the names `taken` says
+/// are in use.
+pub fn unique_catalog_name(path: &Path, taken: impl Fn(&str) -> bool) -> String {
     let base = jet_provider::session::catalog_name(path);
     let mut name = base.clone();
     let mut n = 2;
-    while taken.iter().any(|d| d.name == name) {
+    while taken(&name) {
         name = format!("{base}_{n}");
         n += 1;
     }
@@ -245,7 +246,7 @@ pub fn register_files(
             lock_per_statement: !writable,
             ..JetOptions::default()
         };
-        let name = catalog_name(path, &dbs);
+        let name = unique_catalog_name(path, |n| dbs.iter().any(|d| d.name == n));
         let handle = session
             .register_database(&name, db, options, false)
             .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -340,12 +341,25 @@ mod tests {
 
     #[test]
     fn catalog_names_are_unique_identifiers() {
-        assert_eq!(catalog_name(Path::new("/x/NWind.mdb"), &[]), "nwind");
-        assert_eq!(catalog_name(Path::new("my db-1.accdb"), &[]), "my_db_1");
-        assert_eq!(catalog_name(Path::new("2019.accdb"), &[]), "_2019");
         assert_eq!(
-            catalog_name(Path::new("datafusion.mdb"), &[]),
+            unique_catalog_name(Path::new("/x/NWind.mdb"), |_| false),
+            "nwind"
+        );
+        assert_eq!(
+            unique_catalog_name(Path::new("my db-1.accdb"), |_| false),
+            "my_db_1"
+        );
+        assert_eq!(
+            unique_catalog_name(Path::new("2019.accdb"), |_| false),
+            "_2019"
+        );
+        assert_eq!(
+            unique_catalog_name(Path::new("datafusion.mdb"), |_| false),
             "datafusion_"
+        );
+        assert_eq!(
+            unique_catalog_name(Path::new("b/nwind.mdb"), |n| n == "nwind" || n == "nwind_2"),
+            "nwind_3"
         );
     }
 }

@@ -525,6 +525,17 @@ fn concurrent_clients_share_one_database() {
     });
 }
 
+/// `$JETSQL_TEST_PG`, the administrative connection string, or a skip (a
+/// failure under `CI=true`).
+fn pg_admin() -> Option<String> {
+    match std::env::var("JETSQL_TEST_PG") {
+        Ok(v) if !v.is_empty() => Some(v),
+        _ => jet_tests::skip_or_fail(
+            "JETSQL_TEST_PG is not set (a libpq connection string; .ci/run starts a cluster)",
+        ),
+    }
+}
+
 /// `psql` of a connection string, unaligned: its output (it must succeed).
 fn psql_at(conninfo: &str, command: &str) -> String {
     let out = Command::new("psql")
@@ -578,33 +589,13 @@ fn described(text: &str, owner_field: Option<usize>) -> Vec<String> {
 #[test]
 fn psql_describes_as_postgresql_describes_the_migrated_database() {
     let Some(nwind) = nwind_or_skip() else { return };
-    let admin = match std::env::var("JETSQL_TEST_PG") {
-        Ok(v) if !v.is_empty() => v,
-        _ => {
-            let _: Option<()> = jet_tests::skip_or_fail(
-                "JETSQL_TEST_PG is not set (a libpq connection string; .ci/run starts a cluster)",
-            );
-            return;
-        }
-    };
+    let Some(admin) = pg_admin() else { return };
     let name = crate::migrate_support::unique_name("jetsql_serve");
     psql_at(&admin, &format!("CREATE DATABASE {name}"));
     let migrated = format!("{admin} dbname={name}");
     success(jetsql().args(["migrate"]).arg(&nwind).arg(&migrated));
     let server = Server::start(&[&nwind], &[]);
-    let ours = |c: &str| {
-        let out = Command::new("psql")
-            .arg(server.conninfo("nwind"))
-            .args(["-X", "-A", "-c", c])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{c}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let ours = |c: &str| psql_at(&server.conninfo("nwind"), c);
     let tables = described(&psql_at(&migrated, "\\dt"), Some(3));
     assert!(tables.len() > 9, "{tables:?}");
     assert_eq!(described(&ours("\\dt"), Some(3)), tables);
@@ -664,15 +655,7 @@ fn python(script: &str, args: &[String]) -> String {
 fn client_libraries_read_what_they_read_from_postgresql() {
     let _timing = crate::common::timing_exclusive();
     let Some(nwind) = nwind_or_skip() else { return };
-    let admin = match std::env::var("JETSQL_TEST_PG") {
-        Ok(v) if !v.is_empty() => v,
-        _ => {
-            let _: Option<()> = jet_tests::skip_or_fail(
-                "JETSQL_TEST_PG is not set (a libpq connection string; .ci/run starts a cluster)",
-            );
-            return;
-        }
-    };
+    let Some(admin) = pg_admin() else { return };
     let ready = Command::new("python3")
         .args(["-c", "import psycopg, pyodbc, sqlalchemy"])
         .status()

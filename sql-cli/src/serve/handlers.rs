@@ -724,14 +724,9 @@ impl ExtendedQueryHandler for Handlers {
         let n = server_types.len().max(target.parameter_types.len());
         let types = (0..n)
             .map(|i| {
-                target
-                    .parameter_types
-                    .get(i)
-                    .cloned()
-                    .flatten()
-                    .filter(|t| *t != Type::UNKNOWN)
-                    .or_else(|| server_types.get(i).cloned())
-                    .unwrap_or(Type::TEXT)
+                parameter_type(&target.parameter_types, i, || {
+                    server_types.get(i).cloned().unwrap_or(Type::TEXT)
+                })
             })
             .collect();
         let fields = self.parser.get_result_schema(&target.statement, None)?;
@@ -795,6 +790,17 @@ impl ExtendedQueryHandler for Handlers {
     }
 }
 
+/// The type of parameter `i`: the one the client declared at Parse, else
+/// (none, or `unknown`) `planned`'s.
+fn parameter_type(declared: &[Option<Type>], i: usize, planned: impl FnOnce() -> Type) -> Type {
+    declared
+        .get(i)
+        .cloned()
+        .flatten()
+        .filter(|t| *t != Type::UNKNOWN)
+        .unwrap_or_else(planned)
+}
+
 /// The parameter values of a Bind, read by the types the client declared
 /// (else the plan's).
 fn bind_values(
@@ -818,12 +824,7 @@ fn bind_values(
     let declared = &portal.statement.parameter_types;
     let mut values = Vec::with_capacity(sent.len());
     for (i, bytes) in sent.iter().enumerate() {
-        let ty = declared
-            .get(i)
-            .cloned()
-            .flatten()
-            .filter(|t| *t != Type::UNKNOWN)
-            .unwrap_or_else(|| params::described(planned[i].as_ref()));
+        let ty = parameter_type(declared, i, || params::described(planned[i].as_ref()));
         let binary = format_at(&portal.parameter_format, i, sent.len())? == FieldFormat::Binary;
         values.push(params::value(i + 1, &ty, bytes.as_deref(), binary)?);
     }

@@ -2,7 +2,7 @@
 //! served (each opened once; every connection reads the same handle), the
 //! memory limit of a session, and the limit on connections.
 
-use crate::session::{OpenRequest, open_with_password};
+use crate::session::{OpenRequest, open_with_password, unique_catalog_name};
 use datafusion::error::Result as DfResult;
 use jet_provider::{JetHandle, JetOptions, JetSession, SqlDialect};
 use std::path::PathBuf;
@@ -52,13 +52,7 @@ impl Server {
                 lock_per_statement: true,
                 ..JetOptions::default()
             };
-            let base = jet_provider::session::catalog_name(path);
-            let mut name = base.clone();
-            let mut n = 2;
-            while served.iter().any(|s| s.name == name) {
-                name = format!("{base}_{n}");
-                n += 1;
-            }
+            let name = unique_catalog_name(path, |n| served.iter().any(|s| s.name == n));
             served.push(Served {
                 name,
                 handle: Arc::new(JetHandle::new(db, options)),

@@ -8,6 +8,7 @@
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::common::{ParamValues, ScalarValue};
+use datafusion::sql::parser::Statement as DFStatement;
 use jet_provider::session::{StatementKind, new_session, server_session};
 use jet_provider::{JetOptions, JetSession, SqlDialect};
 use std::path::{Path, PathBuf};
@@ -38,17 +39,31 @@ async fn literal(s: &JetSession, sql: &str) -> String {
         .to_string()
 }
 
-async fn prepared(s: &JetSession, sql: &str, values: Vec<ScalarValue>) -> String {
+/// The one statement `sql` holds, prepared.
+async fn one(s: &JetSession, sql: &str) -> DFStatement {
     let mut stmts = s.prepare(sql).await.unwrap();
     assert_eq!(stmts.len(), 1, "{sql}");
-    let stmt = stmts.pop().unwrap();
+    stmts.pop().unwrap()
+}
+
+/// `stmt` run with `values`: its rows as a table, or the error of
+/// `frame_for`.
+async fn run(
+    s: &JetSession,
+    stmt: DFStatement,
+    values: Vec<ScalarValue>,
+) -> Result<String, String> {
     let frame = s
         .frame_for(stmt, Some(ParamValues::from(values)))
         .await
-        .unwrap();
-    pretty_format_batches(&frame.collect().await.unwrap())
+        .map_err(|e| e.to_string())?;
+    Ok(pretty_format_batches(&frame.collect().await.unwrap())
         .unwrap()
-        .to_string()
+        .to_string())
+}
+
+async fn prepared(s: &JetSession, sql: &str, values: Vec<ScalarValue>) -> String {
+    run(s, one(s, sql).await, values).await.unwrap()
 }
 
 /// A query planned once with placeholders answers as the literal query
@@ -87,16 +102,8 @@ async fn parameters_answer_as_literals() {
             assert!(want.lines().count() > 4, "{without}: no rows\n{want}");
             // run twice: a prepared statement is reusable
             for _ in 0..2 {
-                let stmt = s.prepare(with).await.unwrap().pop().unwrap();
-                let got = s
-                    .frame_for(stmt, Some(ParamValues::from(values.clone())))
-                    .await
-                    .unwrap()
-                    .collect()
-                    .await
-                    .unwrap();
                 assert_eq!(
-                    pretty_format_batches(&got).unwrap().to_string(),
+                    prepared(&s, with, values.clone()).await,
                     want,
                     "{dialect:?}: {with}"
                 );
@@ -110,12 +117,11 @@ async fn parameters_answer_as_literals() {
 #[tokio::test]
 async fn describe_tells_parameters_and_columns() {
     let s = session(&sample(), false, SqlDialect::Access);
-    let stmt = s
-        .prepare("SELECT CustomerID, CreditLimit, Active FROM Customers WHERE CustomerID = $1 AND City = $2")
-        .await
-        .unwrap()
-        .pop()
-        .unwrap();
+    let stmt = one(
+        &s,
+        "SELECT CustomerID, CreditLimit, Active FROM Customers WHERE CustomerID = $1 AND City = $2",
+    )
+    .await;
     let d = s.describe(&stmt).await.unwrap();
     assert_eq!(
         d.parameters,
@@ -137,12 +143,7 @@ async fn describe_tells_parameters_and_columns() {
     );
     assert_eq!(JetSession::kind_of(&stmt).unwrap(), StatementKind::Read);
     // a statement the entry point carries out itself describes as no rows
-    let ddl = s
-        .prepare("CREATE TABLE t (a INT)")
-        .await
-        .unwrap()
-        .pop()
-        .unwrap();
+    let ddl = one(&s, "CREATE TABLE t (a INT)").await;
     let d = s.describe(&ddl).await.unwrap();
     assert!(d.parameters.is_empty() && d.schema.fields().is_empty());
     assert_eq!(JetSession::kind_of(&ddl).unwrap(), StatementKind::Write);
@@ -156,7 +157,7 @@ async fn describe_tells_parameters_and_columns() {
         ),
         ("UPDATE Customers SET City = 'x'", StatementKind::Write),
     ] {
-        let st = s.prepare(sql).await.unwrap().pop().unwrap();
+        let st = one(&s, sql).await;
         assert_eq!(JetSession::kind_of(&st).unwrap(), kind, "{sql}");
     }
 }
@@ -173,27 +174,15 @@ async fn writes_with_parameters_reach_the_file() {
         let s = session(&path, true, SqlDialect::Access);
         let insert = "INSERT INTO Customers (CustomerID, Company, Active) VALUES ($1, $2, $3)";
         for (id, name) in [(9001, "Acme"), (9002, "Bolt")] {
-            let stmt = s.prepare(insert).await.unwrap().pop().unwrap();
+            let stmt = one(&s, insert).await;
             assert_eq!(JetSession::kind_of(&stmt).unwrap(), StatementKind::Write);
-            let out = s
-                .frame_for(
-                    stmt,
-                    Some(ParamValues::from(vec![
-                        ScalarValue::Int32(Some(id)),
-                        ScalarValue::Utf8(Some(name.into())),
-                        ScalarValue::Boolean(Some(true)),
-                    ])),
-                )
-                .await
-                .unwrap()
-                .collect()
-                .await
-                .unwrap();
+            let values = vec![
+                ScalarValue::Int32(Some(id)),
+                ScalarValue::Utf8(Some(name.into())),
+                ScalarValue::Boolean(Some(true)),
+            ];
             assert!(
-                pretty_format_batches(&out)
-                    .unwrap()
-                    .to_string()
-                    .contains("| 1 "),
+                run(&s, stmt, values).await.unwrap().contains("| 1 "),
                 "one row inserted"
             );
         }
@@ -229,47 +218,22 @@ async fn writes_with_parameters_reach_the_file() {
 #[tokio::test]
 async fn bad_parameters_are_refused() {
     let s = session(&sample(), false, SqlDialect::Access);
-    let stmt = s
-        .prepare("SELECT CustomerID FROM Customers WHERE CustomerID = $1 AND City = $2")
+    let stmt = one(
+        &s,
+        "SELECT CustomerID FROM Customers WHERE CustomerID = $1 AND City = $2",
+    )
+    .await;
+    let e = run(&s, stmt.clone(), vec![ScalarValue::Int32(Some(1))])
         .await
-        .unwrap()
-        .pop()
-        .unwrap();
-    let e = s
-        .frame_for(
-            stmt.clone(),
-            Some(ParamValues::from(vec![ScalarValue::Int32(Some(1))])),
-        )
-        .await
-        .unwrap_err()
-        .to_string();
+        .unwrap_err();
     assert!(e.contains("$2"), "{e}");
-    let e = s
-        .frame_for(
-            stmt,
-            Some(ParamValues::from(vec![
-                ScalarValue::Utf8(Some("x".into())),
-                ScalarValue::Utf8(Some("y".into())),
-            ])),
-        )
-        .await
-        .unwrap_err()
-        .to_string();
+    let text = |t: &str| ScalarValue::Utf8(Some(t.into()));
+    let e = run(&s, stmt, vec![text("x"), text("y")]).await.unwrap_err();
     assert!(e.contains("$1"), "{e}");
-    let ddl = s
-        .prepare("CREATE TABLE t (a INT)")
+    let ddl = one(&s, "CREATE TABLE t (a INT)").await;
+    let e = run(&s, ddl, vec![ScalarValue::Int32(Some(1))])
         .await
-        .unwrap()
-        .pop()
-        .unwrap();
-    let e = s
-        .frame_for(
-            ddl,
-            Some(ParamValues::from(vec![ScalarValue::Int32(Some(1))])),
-        )
-        .await
-        .unwrap_err()
-        .to_string();
+        .unwrap_err();
     assert!(e.contains("parameters"), "{e}");
 }
 
