@@ -66,6 +66,19 @@ impl Server {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// Whether a line of standard error holding `text` arrives within
+    /// 10 s (the lines are read on another thread, after the fact).
+    pub fn said(&self, text: &str) -> bool {
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_secs(10) {
+            if self.stderr().iter().any(|l| l.contains(text)) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        false
+    }
+
     /// Whether the process still runs.
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
