@@ -35,6 +35,7 @@ pub mod ole;
 pub mod pg_frame;
 pub mod range;
 pub mod row_slot;
+pub mod scram;
 pub mod usage_map;
 pub mod var_cols;
 pub mod widen;
