@@ -21,5 +21,6 @@ mod migrate_sqlite;
 mod race;
 mod repl;
 mod serve;
+mod serve_auth;
 mod serve_hostile;
 mod write;

@@ -26,11 +26,16 @@ pub struct Server {
 
 impl Server {
     pub fn start(files: &[&Path], extra: &[&str]) -> Server {
+        Server::start_at(files, "127.0.0.1:0", extra)
+    }
+
+    /// A server listening on `listen` (port 0).
+    pub fn start_at(files: &[&Path], listen: &str, extra: &[&str]) -> Server {
         let bin = assert_cmd::cargo::cargo_bin("jetsql");
         let mut child = Command::new(bin)
             .arg("serve")
             .args(files)
-            .args(["--listen", "127.0.0.1:0"])
+            .args(["--listen", listen])
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -49,8 +54,10 @@ impl Server {
             }
         });
         let port = line
-            .split("127.0.0.1:")
+            .split("listening on ")
             .nth(1)
+            .and_then(|r| r.split(',').next())
+            .and_then(|a| a.rsplit(':').next())
             .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
             .and_then(|p| p.parse().ok())
             .unwrap_or_else(|| panic!("no port in {line:?}"));
@@ -540,7 +547,7 @@ fn concurrent_clients_share_one_database() {
 
 /// `$JETSQL_TEST_PG`, the administrative connection string, or a skip (a
 /// failure under `CI=true`).
-fn pg_admin() -> Option<String> {
+pub fn pg_admin() -> Option<String> {
     match std::env::var("JETSQL_TEST_PG") {
         Ok(v) if !v.is_empty() => Some(v),
         _ => jet_tests::skip_or_fail(
@@ -550,7 +557,7 @@ fn pg_admin() -> Option<String> {
 }
 
 /// `psql` of a connection string, unaligned: its output (it must succeed).
-fn psql_at(conninfo: &str, command: &str) -> String {
+pub fn psql_at(conninfo: &str, command: &str) -> String {
     let out = Command::new("psql")
         .arg(conninfo)
         .args(["-X", "-A", "-c", command])

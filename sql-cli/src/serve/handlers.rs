@@ -1,9 +1,11 @@
 //! One connection's protocol handlers (pgwire's traits): startup (the
-//! database asked for, the dialect, the connection limit), simple query
+//! password exchange of a server with `--users`, the database asked for,
+//! the dialect, the connection limit), simple query
 //! (a text of one or more statements), and the extended protocol (Parse
 //! plans and describes once, Bind reads the parameters, Execute runs;
 //! rows in text or binary as each column asks).
 
+use super::auth::{Pending, Refused, Right};
 use super::catalog::{Answer, Catalog};
 use super::encode::{self, Column};
 use super::errors::{error, from_engine, info};
@@ -17,7 +19,7 @@ use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::common::ParamValues;
 use datafusion::error::DataFusionError;
 use datafusion::sql::parser::Statement as DFStatement;
-use futures::{Sink, StreamExt, stream};
+use futures::{Sink, SinkExt, StreamExt, stream};
 use jet_provider::session::StatementKind;
 use jet_provider::{JetSession, SqlDialect};
 use pgwire::api::auth::{
@@ -33,11 +35,12 @@ use pgwire::api::results::{
 use pgwire::api::stmt::{QueryParser, StoredStatement};
 use pgwire::api::store::PortalStore;
 use pgwire::api::{
-    ClientInfo, ClientPortalStore, METADATA_DATABASE, PgWireServerHandlers, PidSecretKeyGenerator,
-    RandomPidSecretKeyGenerator, Type,
+    ClientInfo, ClientPortalStore, METADATA_DATABASE, METADATA_USER, PgWireConnectionState,
+    PgWireServerHandlers, PidSecretKeyGenerator, RandomPidSecretKeyGenerator, Type,
 };
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::response::TransactionStatus;
+use pgwire::messages::startup::{Authentication, PasswordMessageFamily};
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -53,6 +56,8 @@ pub struct Conn {
     settings: Arc<Mutex<Settings>>,
     /// The dialect the connection started in (`RESET` goes back to it).
     start_dialect: SqlDialect,
+    /// What the connection's user may do.
+    right: Right,
 }
 
 /// A statement as Parse leaves it.
@@ -93,6 +98,18 @@ pub struct Handlers {
     /// refused at startup (53300).
     admitted: bool,
     parser: Arc<Parser>,
+    /// The password exchange of a server with users.
+    auth: Arc<Mutex<AuthState>>,
+}
+
+/// Where a connection's SCRAM exchange stands.
+enum AuthState {
+    /// No SASL message yet.
+    Start,
+    /// The server-first message was sent.
+    Waiting(Pending),
+    /// Over (done, or failed and the connection closing).
+    Over,
 }
 
 impl Handlers {
@@ -104,6 +121,7 @@ impl Handlers {
             parser: Arc::new(Parser { conn: conn.clone() }),
             conn,
             admitted,
+            auth: Arc::new(Mutex::new(AuthState::Start)),
         }
     }
 
@@ -136,6 +154,7 @@ impl Handlers {
             conn: self.conn.clone(),
             admitted: self.admitted,
             parser: self.parser.clone(),
+            auth: self.auth.clone(),
         }
     }
 }
@@ -188,20 +207,136 @@ impl StartupHandler for Handlers {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
-        let PgWireFrontendMessage::Startup(ref startup) = message else {
-            return Ok(());
-        };
-        protocol_negotiation(client, startup).await?;
-        save_startup_parameters_to_metadata(client, startup);
-        if !self.admitted {
-            return Err(fatal(
-                "53300",
-                format!(
-                    "sorry, too many clients already (this server takes {})",
-                    self.server.max_connections
-                ),
-            ));
+        match message {
+            PgWireFrontendMessage::Startup(ref startup) => {
+                protocol_negotiation(client, startup).await?;
+                save_startup_parameters_to_metadata(client, startup);
+                if !self.admitted {
+                    return Err(fatal(
+                        "53300",
+                        format!(
+                            "sorry, too many clients already (this server takes {})",
+                            self.server.max_connections
+                        ),
+                    ));
+                }
+                if self.server.users.is_none() {
+                    return self.admit(client, self.server.right(None)).await;
+                }
+                client.set_state(PgWireConnectionState::AuthenticationInProgress);
+                client
+                    .send(PgWireBackendMessage::Authentication(Authentication::SASL(
+                        vec![SCRAM.to_string()],
+                    )))
+                    .await?;
+                Ok(())
+            }
+            PgWireFrontendMessage::PasswordMessageFamily(msg) => {
+                let right = self.password(client, msg).await?;
+                match right {
+                    Some(right) => self.admit(client, right).await,
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
         }
+    }
+}
+
+/// The one SASL mechanism offered.
+const SCRAM: &str = "SCRAM-SHA-256";
+
+impl Handlers {
+    /// One message of the SCRAM exchange: the user's right once the proof
+    /// holds, `None` while the exchange goes on.
+    async fn password<C>(
+        &self,
+        client: &mut C,
+        msg: PasswordMessageFamily,
+    ) -> PgWireResult<Option<Right>>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let Some(users) = &self.server.users else {
+            return Err(fatal("08P01", "a password message, but none was asked for"));
+        };
+        let PasswordMessageFamily::Raw(body) = msg else {
+            return Err(fatal("08P01", "a password message out of order"));
+        };
+        let user = client
+            .metadata()
+            .get(METADATA_USER)
+            .cloned()
+            .unwrap_or_default();
+        let refused = |r: Refused| match r {
+            Refused::Protocol(m) => fatal("08P01", m),
+            Refused::Password => {
+                eprintln!("jetsql serve: password authentication failed for user \"{user}\"");
+                fatal(
+                    "28P01",
+                    format!("password authentication failed for user \"{user}\""),
+                )
+            }
+        };
+        let state = std::mem::replace(
+            &mut *self
+                .auth
+                .lock()
+                .map_err(|_| fatal("XX000", "authentication state lost"))?,
+            AuthState::Over,
+        );
+        match state {
+            AuthState::Start => {
+                let first = jet_kernels::scram::initial_response(&body)
+                    .map_err(|r| fatal("08P01", r.reason()))?;
+                if first.mechanism != SCRAM.as_bytes() {
+                    return Err(fatal(
+                        "28000",
+                        format!(
+                            "SASL mechanism {} is not offered; this server takes {SCRAM}",
+                            String::from_utf8_lossy(first.mechanism)
+                        ),
+                    ));
+                }
+                let data = first
+                    .data
+                    .ok_or_else(|| fatal("08P01", "SCRAM: no client-first message"))?;
+                let (server_first, pending) = users.first(&user, data).map_err(refused)?;
+                client
+                    .send(PgWireBackendMessage::Authentication(
+                        Authentication::SASLContinue(server_first.into_bytes().into()),
+                    ))
+                    .await?;
+                *self
+                    .auth
+                    .lock()
+                    .map_err(|_| fatal("XX000", "authentication state lost"))? =
+                    AuthState::Waiting(pending);
+                Ok(None)
+            }
+            AuthState::Waiting(pending) => {
+                let (server_final, right) = pending.finish(&body).map_err(refused)?;
+                client
+                    .send(PgWireBackendMessage::Authentication(
+                        Authentication::SASLFinal(server_final.into_bytes().into()),
+                    ))
+                    .await?;
+                Ok(Some(self.server.right(Some(right))))
+            }
+            AuthState::Over => Err(fatal("08P01", "a password message after authentication")),
+        }
+    }
+
+    /// Lets an authenticated client in with `right`: its database, its
+    /// session and catalog, then ReadyForQuery.
+    async fn admit<C>(&self, client: &mut C, right: Right) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
         let asked = client.metadata().get(METADATA_DATABASE).cloned();
         let Some(served) = self.server.database(asked.as_deref()) else {
             let names: Vec<&str> = self.server.served.iter().map(|s| s.name.as_str()).collect();
@@ -246,6 +381,7 @@ impl StartupHandler for Handlers {
             catalog,
             settings,
             start_dialect: dialect,
+            right,
         });
         let _ = self.conn.set(conn);
         let (pid, key) = PIDS.generate(client);
@@ -253,7 +389,7 @@ impl StartupHandler for Handlers {
         let mut parameters = DefaultServerParameterProvider::default();
         parameters.server_version = SERVER_VERSION.to_string();
         parameters.is_superuser = false;
-        parameters.default_transaction_read_only = true;
+        parameters.default_transaction_read_only = right == Right::Read;
         parameters.time_zone = "UTC".to_string();
         finish_authentication(client, &parameters).await
     }
@@ -402,11 +538,14 @@ impl Conn {
         stream_rows: bool,
     ) -> PgWireResult<Response> {
         match JetSession::kind_of(&stmt).map_err(engine)? {
-            StatementKind::Write => {
+            StatementKind::Write if self.right == Right::Read => {
                 return Err(error(
                     "25006",
                     "cannot change a database: the server serves them read-only",
                 ));
+            }
+            StatementKind::Write => {
+                return Err(error("0A000", "writes from clients are not supported yet"));
             }
             StatementKind::Begin => return Ok(Response::TransactionStart(Tag::new("BEGIN"))),
             StatementKind::Commit => return Ok(Response::TransactionEnd(Tag::new("COMMIT"))),

@@ -9,9 +9,11 @@
 //! writes the rows and [`params`] reads the parameters; [`errors`] gives
 //! each error its SQLSTATE.
 //!
-//! What it is today: read-only, trust authentication on a loopback
-//! address only, no TLS.
+//! Who may connect: anyone on a loopback address, or with `--users` the
+//! users of that file, each proving their password by SCRAM-SHA-256
+//! ([`auth`]); then any address may be listened on.
 
+mod auth;
 mod catalog;
 mod encode;
 mod errors;
@@ -37,12 +39,23 @@ use tokio::sync::Semaphore;
 pub struct ServeArgs {
     /// The database files; clients choose one by name, the file's stem
     /// in lower case (`psql -d nwind`); the first is the default.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "hash_password")]
     pub files: Vec<PathBuf>,
     /// The address to listen on (port 0: any free port, printed at
-    /// start). Loopback only: the server has no authentication yet.
+    /// start). A loopback address unless --users is given.
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:5432")]
     pub listen: SocketAddr,
+    /// The users who may connect, one a line: NAME read|write VERIFIER,
+    /// the verifier in PostgreSQL's SCRAM-SHA-256 form (from
+    /// pg_authid.rolpassword, or --hash-password). Clients then log in with
+    /// a password (SCRAM-SHA-256); without --users anyone on the loopback
+    /// address connects without one.
+    #[arg(long, value_name = "FILE")]
+    pub users: Option<PathBuf>,
+    /// Print the SCRAM-SHA-256 verifier of a password read from standard
+    /// input (one line), for a users file, and exit.
+    #[arg(long)]
+    pub hash_password: bool,
     /// Most connections served at once; one more is refused with
     /// "too many clients" (SQLSTATE 53300). Each connection's queries get
     /// an equal share of --memory-limit (at least 32 MiB).
@@ -62,9 +75,22 @@ pub struct ServeArgs {
 /// Runs the server until SIGINT or SIGTERM; `memory_limit` (bytes) is
 /// shared out among the connections.
 pub fn run(args: ServeArgs, req: &OpenRequest, memory_limit: u64) -> Result<(), String> {
-    if !args.listen.ip().is_loopback() {
+    if args.hash_password {
+        let mut line = String::new();
+        std::io::stdin()
+            .read_line(&mut line)
+            .map_err(|e| format!("cannot read the password: {e}"))?;
+        let password = line.trim_end_matches(['\n', '\r']);
+        if password.is_empty() {
+            return Err("--hash-password: no password on standard input".into());
+        }
+        println!("{}", auth::hash_password(password));
+        return Ok(());
+    }
+    let users = args.users.as_deref().map(auth::Users::load).transpose()?;
+    if users.is_none() && !args.listen.ip().is_loopback() {
         return Err(format!(
-            "--listen {}: the server has no password authentication yet, so it listens on a loopback address only (127.0.0.1, ::1)",
+            "--listen {}: without --users anyone who reaches the port could connect, so the server listens on a loopback address only (127.0.0.1, ::1); give --users FILE to listen on others",
             args.listen
         ));
     }
@@ -72,12 +98,9 @@ pub fn run(args: ServeArgs, req: &OpenRequest, memory_limit: u64) -> Result<(), 
         return Err("--max-connections must be at least 1".into());
     }
     let per_session = (memory_limit / args.max_connections as u64).max(32 << 20);
-    let server = Arc::new(Server::open(
-        &args.files,
-        req,
-        per_session,
-        args.max_connections,
-    )?);
+    let mut server = Server::open(&args.files, req, per_session, args.max_connections)?;
+    server.users = users;
+    let server = Arc::new(server);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -102,8 +125,12 @@ async fn serve(
         .local_addr()
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let names: Vec<&str> = server.served.iter().map(|s| s.name.as_str()).collect();
+    let who = match &server.users {
+        Some(u) => format!("{} users, SCRAM-SHA-256", u.len()),
+        None => "no passwords".to_string(),
+    };
     eprintln!(
-        "jetsql serve: listening on {local}, serving {} (read-only)",
+        "jetsql serve: listening on {local}, serving {} (read-only; {who})",
         names.join(", ")
     );
     let slots = Arc::new(Semaphore::new(server.max_connections));

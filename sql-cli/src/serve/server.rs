@@ -2,6 +2,7 @@
 //! served (each opened once; every connection reads the same handle), the
 //! memory limit of a session, and the limit on connections.
 
+use super::auth::{Right, Users};
 use crate::session::{OpenRequest, open_with_password, unique_catalog_name};
 use datafusion::error::Result as DfResult;
 use jet_provider::{JetHandle, JetOptions, JetSession, SqlDialect};
@@ -28,6 +29,11 @@ pub struct Server {
     pub dialect: SqlDialect,
     /// Connections served at once; more are refused (53300).
     pub max_connections: usize,
+    /// The users who may connect (`None`: anyone on the loopback address,
+    /// no password).
+    pub users: Option<Users>,
+    /// Whether the files are open for writing (`--write`).
+    pub writable: bool,
 }
 
 impl Server {
@@ -63,7 +69,20 @@ impl Server {
             memory_limit,
             dialect: SqlDialect::Access,
             max_connections,
+            users: None,
+            writable: false,
         })
+    }
+
+    /// What a connection may do, given its user's right in the users file
+    /// (`None`: a server without users): never more than the server's
+    /// files allow.
+    pub fn right(&self, user: Option<Right>) -> Right {
+        if self.writable {
+            user.unwrap_or(Right::Write)
+        } else {
+            Right::Read
+        }
     }
 
     /// The database a client asked for (`None` or empty: the first); names
