@@ -27,7 +27,7 @@ use jet_storage::{Database, FileStamp, OpenOptions, Transaction, Writer};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How a database is exposed to DataFusion.
 #[derive(Debug, Clone)]
@@ -96,7 +96,8 @@ struct State {
 pub struct JetHandle {
     path: Option<PathBuf>,
     options: JetOptions,
-    state: Mutex<State>,
+    /// Shared with the handle's read-only views ([`JetHandle::read_only`]).
+    state: Arc<Mutex<State>>,
 }
 
 impl fmt::Debug for JetHandle {
@@ -116,12 +117,29 @@ impl JetHandle {
         JetHandle {
             path: db.path().map(|p| p.to_path_buf()),
             options,
-            state: Mutex::new(State {
+            state: Arc::new(Mutex::new(State {
                 db,
                 stamp,
                 explicit: None,
                 statement: None,
-            }),
+            })),
+        }
+    }
+
+    /// A read-only view of this handle: it reads what this handle reads
+    /// (each commit through this handle is seen by the view's next
+    /// statement), and every write through it is refused as through a
+    /// handle opened read-only. For a server's clients that may only
+    /// read a database others write.
+    pub fn read_only(&self) -> JetHandle {
+        JetHandle {
+            path: self.path.clone(),
+            options: JetOptions {
+                writable: false,
+                lock_per_statement: false,
+                ..self.options.clone()
+            },
+            state: self.state.clone(),
         }
     }
 

@@ -259,3 +259,69 @@ async fn server_session_reaches_no_files() {
     assert!(e.contains("jet_files"), "{e}");
     std::fs::remove_file(&csv).unwrap();
 }
+
+/// A read-only view of a writable handle (what a server gives a client
+/// that may only read): it sees each commit made through the handle, and
+/// every kind of write through it is refused, the file unchanged.
+#[tokio::test]
+async fn read_only_views_see_commits_and_refuse_writes() {
+    use jet_provider::JetHandle;
+    use std::sync::Arc;
+    let dir = std::env::temp_dir().join(format!("jet-view-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sample.mdb");
+    std::fs::copy(sample(), &path).unwrap();
+    let db = jet_storage::Database::open(&path, jet_storage::OpenOptions::default()).unwrap();
+    let handle = Arc::new(JetHandle::new(
+        db,
+        JetOptions {
+            writable: true,
+            ..JetOptions::default()
+        },
+    ));
+    let writer = server_session(1 << 30).unwrap();
+    writer.register_handle("db", handle.clone(), true).unwrap();
+    let reader = server_session(1 << 30).unwrap();
+    reader
+        .register_handle("db", Arc::new(handle.read_only()), true)
+        .unwrap();
+    let count = "SELECT count(*) AS n FROM Customers";
+    let before = literal(&reader, count).await;
+    writer
+        .sql("INSERT INTO Customers (CustomerID, Company) VALUES (9101, 'Seen')")
+        .await
+        .unwrap();
+    let after = literal(&reader, count).await;
+    assert_ne!(before, after, "the view reads the commit");
+    assert!(
+        literal(
+            &reader,
+            "SELECT Company FROM Customers WHERE CustomerID = 9101"
+        )
+        .await
+        .contains("Seen")
+    );
+    let image = std::fs::read(&path).unwrap();
+    for write in [
+        "INSERT INTO Customers (CustomerID, Company) VALUES (9102, 'No')",
+        "UPDATE Customers SET Company = 'No'",
+        "DELETE FROM Customers",
+        "CREATE TABLE db.Nope (a INT)",
+        "DROP TABLE Customers",
+        "BEGIN TRANSACTION",
+    ] {
+        let e = reader.sql(write).await.unwrap_err().to_string();
+        assert!(e.contains("read-only"), "{write}: {e}");
+    }
+    // a bare name would be a session table of DataFusion's, which a
+    // server's session has no place for: refused too
+    assert!(reader.sql("CREATE TABLE Nope (a INT)").await.is_err());
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        image,
+        "the file is unchanged"
+    );
+    assert_eq!(literal(&reader, count).await, after);
+    drop((reader, writer, handle));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
