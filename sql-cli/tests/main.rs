@@ -23,4 +23,5 @@ mod repl;
 mod serve;
 mod serve_auth;
 mod serve_hostile;
+mod serve_write;
 mod write;

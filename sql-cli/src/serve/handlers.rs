@@ -13,6 +13,7 @@ use super::local::{self, Local, Settings};
 use super::params;
 use super::server::Server;
 use super::types::pg_type;
+use super::writes::{Gate, Held, Tx};
 use crate::script::{Item, split};
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::{DataType, SchemaRef};
@@ -58,6 +59,10 @@ pub struct Conn {
     start_dialect: SqlDialect,
     /// What the connection's user may do.
     right: Right,
+    /// The server's write gate (a `--write` server).
+    gate: Option<Arc<Gate>>,
+    /// Where the connection stands with transactions.
+    tx: Mutex<Tx>,
 }
 
 /// A statement as Parse leaves it.
@@ -351,9 +356,9 @@ impl Handlers {
         };
         let session = self
             .server
-            .session(served)
+            .session(served, right)
             .map_err(|e| fatal("XX000", from_engine(&e).message))?;
-        let mut settings = Settings::new(self.server.dialect);
+        let mut settings = Settings::new(self.server.dialect, right == Right::Write);
         let mut dialect = self.server.dialect;
         if let Some(d) = startup_dialect(client.metadata()) {
             match settings.set("jetsql.dialect", &d) {
@@ -382,6 +387,8 @@ impl Handlers {
             settings,
             start_dialect: dialect,
             right,
+            gate: self.server.gate.clone(),
+            tx: Mutex::new(Tx::default()),
         });
         let _ = self.conn.set(conn);
         let (pid, key) = PIDS.generate(client);
@@ -453,8 +460,50 @@ fn engine(e: DataFusionError) -> PgWireError {
 }
 
 impl Conn {
-    /// Answers a local statement.
-    fn local(&self, l: Local) -> PgWireResult<Response> {
+    fn tx(&self) -> PgWireResult<std::sync::MutexGuard<'_, Tx>> {
+        self.tx
+            .lock()
+            .map_err(|_| error("XX000", "transaction state lost"))
+    }
+
+    /// `BEGIN`: later writes join one transaction (begun at the first).
+    fn begin_block(&self) -> PgWireResult<Response> {
+        self.tx()?.in_block = true;
+        Ok(Response::TransactionStart(Tag::new("BEGIN")))
+    }
+
+    /// `COMMIT` (`commit`) or `ROLLBACK`: ends the block; a write
+    /// transaction it holds is committed or rolled back.
+    fn end_block(&self, commit: bool) -> PgWireResult<Response> {
+        let held = {
+            let mut tx = self.tx()?;
+            tx.in_block = false;
+            tx.held.take()
+        };
+        let tag = if commit { "COMMIT" } else { "ROLLBACK" };
+        match held {
+            Some(h) if commit => h.commit()?,
+            Some(h) => drop(h),
+            None => {}
+        }
+        Ok(Response::TransactionEnd(Tag::new(tag)))
+    }
+
+    /// Answers a local statement; `failed`: the transaction has failed (a
+    /// `COMMIT` rolls it back).
+    fn local(&self, l: Local, failed: bool) -> PgWireResult<Response> {
+        match l {
+            Local::Begin => return self.begin_block(),
+            Local::Commit => return self.end_block(!failed),
+            Local::Rollback => return self.end_block(false),
+            Local::Savepoint(tag) if self.tx()?.held.is_some() => {
+                return Err(error(
+                    "0A000",
+                    format!("{tag}: savepoints are not supported inside a transaction that writes"),
+                ));
+            }
+            _ => {}
+        }
         let mut settings = self
             .settings
             .lock()
@@ -493,9 +542,9 @@ impl Conn {
                     .map(|(n, v, d)| vec![n, v, d])
                     .collect(),
             ),
-            Local::Begin => Response::TransactionStart(Tag::new("BEGIN")),
-            Local::Commit => Response::TransactionEnd(Tag::new("COMMIT")),
-            Local::Rollback => Response::TransactionEnd(Tag::new("ROLLBACK")),
+            Local::Begin | Local::Commit | Local::Rollback => {
+                return Err(error("XX000", "a transaction statement out of place"));
+            }
             // ROLLBACK TO SAVEPOINT clears a failed transaction's error
             Local::Savepoint("ROLLBACK") => Response::TransactionStart(Tag::new("ROLLBACK")),
             Local::Savepoint(tag) => Response::Execution(Tag::new(tag)),
@@ -537,23 +586,70 @@ impl Conn {
         formats: &Format,
         stream_rows: bool,
     ) -> PgWireResult<Response> {
-        match JetSession::kind_of(&stmt).map_err(engine)? {
-            StatementKind::Write if self.right == Right::Read => {
-                return Err(error(
-                    "25006",
-                    "cannot change a database: the server serves them read-only",
-                ));
+        let kind = JetSession::kind_of(&stmt).map_err(engine)?;
+        match kind {
+            StatementKind::Begin => return self.begin_block(),
+            StatementKind::Commit => return self.end_block(true),
+            StatementKind::Rollback => return self.end_block(false),
+            StatementKind::Write if !self.writes_allowed()? => {
+                return Err(error("25006", self.read_only_reason()));
             }
-            StatementKind::Write => {
-                return Err(error("0A000", "writes from clients are not supported yet"));
-            }
-            StatementKind::Begin => return Ok(Response::TransactionStart(Tag::new("BEGIN"))),
-            StatementKind::Commit => return Ok(Response::TransactionEnd(Tag::new("COMMIT"))),
-            StatementKind::Rollback => return Ok(Response::TransactionEnd(Tag::new("ROLLBACK"))),
-            StatementKind::Read | StatementKind::Execute => {}
+            StatementKind::Write | StatementKind::Read | StatementKind::Execute => {}
         }
+        let Some(gate) = &self.gate else {
+            // a read-only server: nothing changes the files it reads
+            let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
+            return self.respond(frame, formats, stream_rows, None).await;
+        };
+        // a saved query run by EXECUTE may write
+        let writes = kind == StatementKind::Write
+            || (kind == StatementKind::Execute && self.writes_allowed()?);
+        let (in_block, holds) = {
+            let tx = self.tx()?;
+            (tx.in_block, tx.held.is_some())
+        };
+        if holds {
+            // inside its own write transaction: no one else reads or writes
+            let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
+            return self.respond(frame, formats, stream_rows, None).await;
+        }
+        if writes && in_block {
+            let held = Held::begin(gate).await?;
+            self.tx()?.held = Some(held);
+            let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
+            return self.respond(frame, formats, stream_rows, None).await;
+        }
+        if writes {
+            // one statement, one commit: the gate until it is done
+            let _gate = gate.write().await?;
+            let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
+            return self.respond(frame, formats, false, None).await;
+        }
+        let shared = gate.read().await?;
         let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
-        self.respond(frame, formats, stream_rows).await
+        self.respond(frame, formats, stream_rows, Some(shared))
+            .await
+    }
+
+    /// Whether the connection may write now.
+    fn writes_allowed(&self) -> PgWireResult<bool> {
+        Ok(self.right == Right::Write
+            && self
+                .settings
+                .lock()
+                .map_err(|_| error("XX000", "settings lock poisoned"))?
+                .writes_allowed())
+    }
+
+    /// Why the connection may not write.
+    fn read_only_reason(&self) -> &'static str {
+        if self.gate.is_none() {
+            "cannot change a database: the server serves them read-only (start it with --write)"
+        } else if self.right == Right::Read {
+            "cannot change a database: this user may only read (the users file gives read)"
+        } else {
+            "cannot execute a write in a read-only transaction (transaction_read_only is on)"
+        }
     }
 
     /// Runs a catalog statement.
@@ -565,7 +661,7 @@ impl Conn {
         stream_rows: bool,
     ) -> PgWireResult<Response> {
         match self.catalog.frame(stmt, values).await.map_err(engine)? {
-            Answer::Rows(frame) => self.respond(frame, formats, stream_rows).await,
+            Answer::Rows(frame) => self.respond(frame, formats, stream_rows, None).await,
             Answer::Empty(names) => {
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 Ok(text_rows(&names, Vec::new()))
@@ -573,12 +669,14 @@ impl Conn {
         }
     }
 
-    /// The rows of `frame` as a response.
+    /// The rows of `frame` as a response; `shared`, the gate held for
+    /// reading, is kept until the last row is sent.
     async fn respond(
         &self,
         frame: datafusion::prelude::DataFrame,
         formats: &Format,
         stream_rows: bool,
+        shared: Option<tokio::sync::OwnedRwLockReadGuard<()>>,
     ) -> PgWireResult<Response> {
         let schema: SchemaRef = Arc::new(frame.schema().as_arrow().clone());
         let n = schema.fields().len();
@@ -603,7 +701,12 @@ impl Conn {
             })
         };
         if stream_rows {
-            let rows = batches.map(to_rows).flatten();
+            let rows = batches
+                .map(move |b| {
+                    let _held_until_the_last_row = &shared;
+                    to_rows(b)
+                })
+                .flatten();
             Ok(Response::Query(QueryResponse::new(infos, rows)))
         } else {
             let gathered: Vec<_> = batches.map(to_rows).flatten().collect().await;
@@ -728,7 +831,7 @@ impl Handlers {
             if failed && !ends_transaction(&p) {
                 return Err(aborted());
             }
-            return Ok(vec![settle(conn.local(l)?, failed)]);
+            return Ok(vec![settle(conn.local(l, failed)?, failed)]);
         }
         if failed {
             return Err(aborted());
@@ -914,7 +1017,7 @@ impl ExtendedQueryHandler for Handlers {
         }
         match prepared {
             Prepared::Empty => Ok(Response::EmptyQuery),
-            Prepared::Local(l) => Ok(settle(conn.local(l.clone())?, failed)),
+            Prepared::Local(l) => Ok(settle(conn.local(l.clone(), failed)?, failed)),
             Prepared::Catalog(c) => {
                 let values = bind_values(portal, &c.params)?;
                 conn.run_catalog(c.stmt.clone(), values, &portal.result_column_format, true)

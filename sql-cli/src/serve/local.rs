@@ -143,6 +143,8 @@ fn unquote(v: &str) -> &str {
 #[derive(Debug, Clone)]
 pub struct Settings {
     values: BTreeMap<String, String>,
+    /// Whether the connection may write (its read-only defaults are off).
+    writable: bool,
 }
 
 /// The parameters a connection starts with: name, value, what it is.
@@ -157,7 +159,7 @@ const DEFAULTS: &[(&str, &str, &str)] = &[
     (
         "default_transaction_read_only",
         "on",
-        "Every database is served read-only.",
+        "Whether statements may not write (on: read-only server or user).",
     ),
     (
         "extra_float_digits",
@@ -208,22 +210,34 @@ const DEFAULTS: &[(&str, &str, &str)] = &[
     (
         "transaction_read_only",
         "on",
-        "Every database is served read-only.",
+        "Whether statements may not write (on: read-only server or user).",
     ),
 ];
 
 impl Settings {
     /// The defaults, with the connection's dialect.
-    pub fn new(dialect: SqlDialect) -> Settings {
+    pub fn new(dialect: SqlDialect, writable: bool) -> Settings {
         let mut s = Settings {
             values: DEFAULTS
                 .iter()
                 .map(|(k, v, _)| (k.to_string(), v.to_string()))
                 .collect(),
+            writable,
         };
         s.values
             .insert("jetsql.dialect".into(), dialect_name(dialect).into());
+        if writable {
+            for k in ["transaction_read_only", "default_transaction_read_only"] {
+                s.values.insert(k.into(), "off".into());
+            }
+        }
         s
+    }
+
+    /// Whether the connection's statements may write now: it may, and
+    /// `transaction_read_only` is off.
+    pub fn writes_allowed(&self) -> bool {
+        self.writable && self.get("transaction_read_only") == Some("off")
     }
 
     /// The value of `name` (lower case), if set.
@@ -273,10 +287,20 @@ impl Settings {
                     }
                 });
             }
-            "transaction_read_only" | "default_transaction_read_only"
-                if matches!(value.to_ascii_lowercase().as_str(), "off" | "false" | "0") =>
-            {
-                return Err("the server is read-only".into());
+            "transaction_read_only" | "default_transaction_read_only" => {
+                let v = match value.to_ascii_lowercase().as_str() {
+                    "off" | "false" | "0" => "off",
+                    "on" | "true" | "1" => "on",
+                    _ => return Err(format!("{name} must be on or off, not {value:?}")),
+                };
+                if v == "off" && !self.writable {
+                    return Err("this connection is read-only (a read-only server or user)".into());
+                }
+                self.values.insert(name.to_string(), v.into());
+                if name == "default_transaction_read_only" {
+                    self.values.insert("transaction_read_only".into(), v.into());
+                }
+                return Ok(None);
             }
             n if n.starts_with("datafusion.") => {
                 return Err(format!("{name} is the server's to set, not a client's"));
@@ -296,11 +320,14 @@ impl Settings {
     pub fn reset(&mut self, name: Option<&str>, start: SqlDialect) -> Option<SqlDialect> {
         match name {
             None => {
-                *self = Settings::new(start);
+                *self = Settings::new(start, self.writable);
                 Some(start)
             }
             Some(n) => {
                 match DEFAULTS.iter().find(|(k, _, _)| *k == n) {
+                    Some((k, _, _)) if self.writable && k.ends_with("transaction_read_only") => {
+                        self.values.insert(k.to_string(), "off".into());
+                    }
                     Some((k, v, _)) => {
                         self.values.insert(k.to_string(), v.to_string());
                     }
@@ -396,7 +423,7 @@ mod tests {
 
     #[test]
     fn settings_refuse_what_the_server_cannot_do() {
-        let mut s = Settings::new(SqlDialect::Access);
+        let mut s = Settings::new(SqlDialect::Access, false);
         assert_eq!(s.get("jetsql.dialect"), Some("access"));
         assert_eq!(
             s.set("jetsql.dialect", "DataFusion"),

@@ -23,6 +23,7 @@ mod local;
 mod params;
 mod server;
 mod types;
+mod writes;
 
 pub use handlers::SERVER_VERSION;
 
@@ -52,6 +53,16 @@ pub struct ServeArgs {
     /// address connects without one.
     #[arg(long, value_name = "FILE")]
     pub users: Option<PathBuf>,
+    /// Let clients write: INSERT, UPDATE, DELETE, DDL and BEGIN … COMMIT,
+    /// through the journal as `jetsql --write` does; one writer at a time
+    /// (users of --users with the write right; without --users, every
+    /// client).
+    #[arg(long)]
+    pub write: bool,
+    /// Seconds a statement waits for another client's write to finish
+    /// before it fails (SQLSTATE 55P03).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub lock_wait: u64,
     /// Print the SCRAM-SHA-256 verifier of a password read from standard
     /// input (one line), for a users file, and exit.
     #[arg(long)]
@@ -98,7 +109,10 @@ pub fn run(args: ServeArgs, req: &OpenRequest, memory_limit: u64) -> Result<(), 
         return Err("--max-connections must be at least 1".into());
     }
     let per_session = (memory_limit / args.max_connections as u64).max(32 << 20);
-    let mut server = Server::open(&args.files, req, per_session, args.max_connections)?;
+    let write = args
+        .write
+        .then(|| std::time::Duration::from_secs(args.lock_wait.max(1)));
+    let mut server = Server::open(&args.files, req, per_session, args.max_connections, write)?;
     server.users = users;
     let server = Arc::new(server);
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -129,8 +143,13 @@ async fn serve(
         Some(u) => format!("{} users, SCRAM-SHA-256", u.len()),
         None => "no passwords".to_string(),
     };
+    let mode = if server.writable {
+        "read and write"
+    } else {
+        "read-only"
+    };
     eprintln!(
-        "jetsql serve: listening on {local}, serving {} (read-only; {who})",
+        "jetsql serve: listening on {local}, serving {} ({mode}; {who})",
         names.join(", ")
     );
     let slots = Arc::new(Semaphore::new(server.max_connections));

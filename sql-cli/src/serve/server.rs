@@ -3,6 +3,7 @@
 //! memory limit of a session, and the limit on connections.
 
 use super::auth::{Right, Users};
+use super::writes::Gate;
 use crate::session::{OpenRequest, open_with_password, unique_catalog_name};
 use datafusion::error::Result as DfResult;
 use jet_provider::{JetHandle, JetOptions, JetSession, SqlDialect};
@@ -34,18 +35,23 @@ pub struct Server {
     pub users: Option<Users>,
     /// Whether the files are open for writing (`--write`).
     pub writable: bool,
+    /// The lock that orders reads and writes (a `--write` server's).
+    pub gate: Option<Arc<Gate>>,
 }
 
 impl Server {
-    /// Opens every file read-only (a file that needs a password takes the
-    /// one given with `--password`; none is asked for at a terminal: a
-    /// server has none). Each is read under its shared lock a statement at
-    /// a time, so writers in other processes get in between statements.
+    /// Opens every file, for writing when `write` (`--write`: the
+    /// server's clients with the right write through the journal, one at a
+    /// time, waiting at most `lock_wait` for each other), else read-only.
+    /// A file that needs a password takes the one given with
+    /// `--password`; none is asked for at a terminal: a server has none.
+    /// The server holds each file's lock while it runs.
     pub fn open(
         files: &[PathBuf],
         req: &OpenRequest,
         memory_limit: u64,
         max_connections: usize,
+        write: Option<std::time::Duration>,
     ) -> Result<Server, String> {
         let mut req = req.clone();
         req.ask = false;
@@ -53,9 +59,9 @@ impl Server {
         for path in files {
             let (db, password) = open_with_password(path, &req)?;
             let options = JetOptions {
-                writable: false,
+                writable: write.is_some(),
                 password: password.as_deref().map(jet_storage::Password::from),
-                lock_per_statement: true,
+                lock_per_statement: write.is_none(),
                 ..JetOptions::default()
             };
             let name = unique_catalog_name(path, |n| served.iter().any(|s| s.name == n));
@@ -64,13 +70,20 @@ impl Server {
                 handle: Arc::new(JetHandle::new(db, options)),
             });
         }
+        let gate = write.map(|wait| {
+            Arc::new(Gate::new(
+                served.iter().map(|s| s.handle.clone()).collect(),
+                wait,
+            ))
+        });
         Ok(Server {
             served,
             memory_limit,
             dialect: SqlDialect::Access,
             max_connections,
             users: None,
-            writable: false,
+            writable: write.is_some(),
+            gate,
         })
     }
 
@@ -97,12 +110,18 @@ impl Server {
     /// A new session for one connection to database `db`: its tables answer
     /// to bare names; every other database served is a catalog of its own
     /// (`other.public."Table"`). Reads no file by name and has no
-    /// `jet_files` (`jet_provider::session::server_session`).
-    pub fn session(&self, db: &Served) -> DfResult<JetSession> {
+    /// `jet_files` (`jet_provider::session::server_session`). A connection
+    /// with [`Right::Read`] gets read-only views of the databases, so no
+    /// statement of its can write.
+    pub fn session(&self, db: &Served, right: Right) -> DfResult<JetSession> {
         let session = jet_provider::session::server_session(self.memory_limit)?;
-        session.register_handle(&db.name, db.handle.clone(), true)?;
+        let handle = |s: &Served| match right {
+            Right::Write => s.handle.clone(),
+            Right::Read => Arc::new(s.handle.read_only()),
+        };
+        session.register_handle(&db.name, handle(db), true)?;
         for other in self.served.iter().filter(|s| s.name != db.name) {
-            session.register_handle(&other.name, other.handle.clone(), false)?;
+            session.register_handle(&other.name, handle(other), false)?;
         }
         session.set_dialect(self.dialect);
         Ok(session)
