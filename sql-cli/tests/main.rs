@@ -23,5 +23,6 @@ mod repl;
 mod serve;
 mod serve_auth;
 mod serve_hostile;
+mod serve_limits;
 mod serve_write;
 mod write;

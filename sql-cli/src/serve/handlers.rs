@@ -9,6 +9,7 @@ use super::auth::{Pending, Refused, Right};
 use super::catalog::{Answer, Catalog};
 use super::encode::{self, Column};
 use super::errors::{error, from_engine, info};
+use super::limits::{self, Stop};
 use super::local::{self, Local, Settings};
 use super::params;
 use super::server::Server;
@@ -27,6 +28,7 @@ use pgwire::api::auth::{
     DefaultServerParameterProvider, StartupHandler, finish_authentication, protocol_negotiation,
     save_startup_parameters_to_metadata,
 };
+use pgwire::api::cancel::DefaultCancelHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
 use pgwire::api::results::{
@@ -36,8 +38,9 @@ use pgwire::api::results::{
 use pgwire::api::stmt::{QueryParser, StoredStatement};
 use pgwire::api::store::PortalStore;
 use pgwire::api::{
-    ClientInfo, ClientPortalStore, METADATA_DATABASE, METADATA_USER, PgWireConnectionState,
-    PgWireServerHandlers, PidSecretKeyGenerator, RandomPidSecretKeyGenerator, Type,
+    ClientInfo, ClientPortalStore, ConnectionGuard, ConnectionHandle, METADATA_DATABASE,
+    METADATA_USER, PgWireConnectionState, PgWireServerHandlers, PidSecretKeyGenerator,
+    RandomPidSecretKeyGenerator, Type,
 };
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::response::TransactionStatus;
@@ -63,6 +66,12 @@ pub struct Conn {
     gate: Option<Arc<Gate>>,
     /// Where the connection stands with transactions.
     tx: Mutex<Tx>,
+    /// Where its cancel requests arrive.
+    cancel: Arc<ConnectionHandle>,
+    /// Its entry among the server's cancel keys (removed with it).
+    _cancel_key: ConnectionGuard,
+    /// The server's longest statement.
+    server_timeout: Option<std::time::Duration>,
 }
 
 /// A statement as Parse leaves it.
@@ -149,6 +158,10 @@ impl PgWireServerHandlers for Handlers {
 
     fn startup_handler(&self) -> Arc<impl StartupHandler> {
         Arc::new(self.clone_ref())
+    }
+
+    fn cancel_handler(&self) -> Arc<impl pgwire::api::cancel::CancelHandler> {
+        Arc::new(DefaultCancelHandler::new(self.server.cancels.clone()))
     }
 }
 
@@ -381,6 +394,9 @@ impl Handlers {
         )
         .await
         .map_err(|e| fatal("XX000", from_engine(&e).message))?;
+        let (pid, key) = PIDS.generate(client);
+        client.set_pid_and_secret_key(pid, key.clone());
+        let (cancel, cancel_key) = self.server.cancels.register(pid, key);
         let conn = Arc::new(Conn {
             session,
             catalog,
@@ -389,10 +405,11 @@ impl Handlers {
             right,
             gate: self.server.gate.clone(),
             tx: Mutex::new(Tx::default()),
+            cancel,
+            _cancel_key: cancel_key,
+            server_timeout: self.server.statement_timeout,
         });
         let _ = self.conn.set(conn);
-        let (pid, key) = PIDS.generate(client);
-        client.set_pid_and_secret_key(pid, key);
         let mut parameters = DefaultServerParameterProvider::default();
         parameters.server_version = SERVER_VERSION.to_string();
         parameters.is_superuser = false;
@@ -586,6 +603,43 @@ impl Conn {
         formats: &Format,
         stream_rows: bool,
     ) -> PgWireResult<Response> {
+        let mut stop = self.stop().await?;
+        let r = limits::unless(
+            &mut stop,
+            self.run_gated(stmt, values, formats, stream_rows),
+        )
+        .await?;
+        Ok(limits::until(r, stop))
+    }
+
+    /// The stop signal of a statement starting now: a cancel request or
+    /// the statement timeout (the lower of the server's and the
+    /// connection's).
+    async fn stop(&self) -> PgWireResult<Stop> {
+        let set = self
+            .settings
+            .lock()
+            .map_err(|_| error("XX000", "settings lock poisoned"))?
+            .get("statement_timeout")
+            .map(limits::parse_timeout)
+            .transpose()
+            .map_err(|e| error("22023", e))?
+            .flatten();
+        let limit = match (set, self.server_timeout) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Ok(limits::stop(&self.cancel, limit).await)
+    }
+
+    /// [`Conn::run`] under the write gate of a `--write` server.
+    async fn run_gated(
+        &self,
+        stmt: DFStatement,
+        values: Option<ParamValues>,
+        formats: &Format,
+        stream_rows: bool,
+    ) -> PgWireResult<Response> {
         let kind = JetSession::kind_of(&stmt).map_err(engine)?;
         match kind {
             StatementKind::Begin => return self.begin_block(),
@@ -654,6 +708,22 @@ impl Conn {
 
     /// Runs a catalog statement.
     async fn run_catalog(
+        &self,
+        stmt: datafusion::sql::sqlparser::ast::Statement,
+        values: Option<ParamValues>,
+        formats: &Format,
+        stream_rows: bool,
+    ) -> PgWireResult<Response> {
+        let mut stop = self.stop().await?;
+        let r = limits::unless(
+            &mut stop,
+            self.catalog_rows(stmt, values, formats, stream_rows),
+        )
+        .await?;
+        Ok(limits::until(r, stop))
+    }
+
+    async fn catalog_rows(
         &self,
         stmt: datafusion::sql::sqlparser::ast::Statement,
         values: Option<ParamValues>,

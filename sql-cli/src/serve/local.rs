@@ -302,6 +302,9 @@ impl Settings {
                 }
                 return Ok(None);
             }
+            "statement_timeout" => {
+                super::limits::parse_timeout(value)?;
+            }
             n if n.starts_with("datafusion.") => {
                 return Err(format!("{name} is the server's to set, not a client's"));
             }

@@ -19,6 +19,7 @@ mod encode;
 mod errors;
 mod guard;
 mod handlers;
+mod limits;
 mod local;
 mod params;
 mod server;
@@ -63,6 +64,11 @@ pub struct ServeArgs {
     /// before it fails (SQLSTATE 55P03).
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub lock_wait: u64,
+    /// Seconds any statement may run before it is canceled (SQLSTATE
+    /// 57014); 0: no limit. A client's SET statement_timeout can only
+    /// lower it.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+    pub statement_timeout: u64,
     /// Print the SCRAM-SHA-256 verifier of a password read from standard
     /// input (one line), for a users file, and exit.
     #[arg(long)]
@@ -114,6 +120,8 @@ pub fn run(args: ServeArgs, req: &OpenRequest, memory_limit: u64) -> Result<(), 
         .then(|| std::time::Duration::from_secs(args.lock_wait.max(1)));
     let mut server = Server::open(&args.files, req, per_session, args.max_connections, write)?;
     server.users = users;
+    server.statement_timeout = (args.statement_timeout > 0)
+        .then(|| std::time::Duration::from_secs(args.statement_timeout));
     let server = Arc::new(server);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -37,6 +37,10 @@ pub struct Server {
     pub writable: bool,
     /// The lock that orders reads and writes (a `--write` server's).
     pub gate: Option<Arc<Gate>>,
+    /// Where cancel requests find their connection.
+    pub cancels: Arc<pgwire::api::ConnectionManager>,
+    /// The longest any statement runs (`--statement-timeout`).
+    pub statement_timeout: Option<std::time::Duration>,
 }
 
 impl Server {
@@ -84,6 +88,8 @@ impl Server {
             users: None,
             writable: write.is_some(),
             gate,
+            cancels: Arc::new(pgwire::api::ConnectionManager::new()),
+            statement_timeout: None,
         })
     }
 
