@@ -24,5 +24,6 @@ mod serve;
 mod serve_auth;
 mod serve_hostile;
 mod serve_limits;
+mod serve_tls;
 mod serve_write;
 mod write;

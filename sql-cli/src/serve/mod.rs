@@ -31,7 +31,7 @@ pub use handlers::SERVER_VERSION;
 use crate::session::OpenRequest;
 use server::Server;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
@@ -69,6 +69,17 @@ pub struct ServeArgs {
     /// lower it.
     #[arg(long, value_name = "SECONDS", default_value_t = 0)]
     pub statement_timeout: u64,
+    /// The server's TLS certificate chain (PEM): clients that ask for TLS
+    /// (sslmode=require and up) get it. Needs --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Refuse clients that do not ask for TLS (before they may send a
+    /// password). Needs --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    pub require_tls: bool,
     /// Print the SCRAM-SHA-256 verifier of a password read from standard
     /// input (one line), for a users file, and exit.
     #[arg(long)]
@@ -105,6 +116,10 @@ pub fn run(args: ServeArgs, req: &OpenRequest, memory_limit: u64) -> Result<(), 
         return Ok(());
     }
     let users = args.users.as_deref().map(auth::Users::load).transpose()?;
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(Arc::new(tls(cert, key, args.require_tls)?)),
+        _ => None,
+    };
     if users.is_none() && !args.listen.ip().is_loopback() {
         return Err(format!(
             "--listen {}: without --users anyone who reaches the port could connect, so the server listens on a loopback address only (127.0.0.1, ::1); give --users FILE to listen on others",
@@ -132,13 +147,50 @@ pub fn run(args: ServeArgs, req: &OpenRequest, memory_limit: u64) -> Result<(), 
         write_timeout: std::time::Duration::from_secs(args.write_timeout.max(1)),
         startup_timeout: std::time::Duration::from_secs(60),
     };
-    rt.block_on(serve(server, args.listen, limits))
+    rt.block_on(serve(server, args.listen, limits, tls))
+}
+
+/// The TLS side of the guard from a certificate chain and key in PEM.
+fn tls(cert: &Path, key: &Path, required: bool) -> Result<guard::Tls, String> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
+        .and_then(|certs| certs.collect::<Result<_, _>>())
+        .map_err(|e| format!("--tls-cert {}: {e}", cert.display()))?;
+    if chain.is_empty() {
+        return Err(format!(
+            "--tls-cert {}: no certificate in the file (PEM, BEGIN CERTIFICATE)",
+            cert.display()
+        ));
+    }
+    let private = PrivateKeyDer::from_pem_file(key)
+        .map_err(|e| format!("--tls-key {}: {e}", key.display()))?;
+    // ring: rustls marks its provider deprecated for lacking post-quantum
+    // key exchange, which no PostgreSQL client offers yet (libpq on
+    // OpenSSL 3.0, pgjdbc on Java 17); aws-lc-rs would add a large C build
+    #[allow(deprecated)]
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .and_then(|b| b.with_no_client_auth().with_single_cert(chain, private))
+        .map_err(|e| {
+            format!(
+                "--tls-cert {} and --tls-key {}: {e}",
+                cert.display(),
+                key.display()
+            )
+        })?;
+    Ok(guard::Tls {
+        acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
+        required,
+    })
 }
 
 async fn serve(
     server: Arc<Server>,
     listen: SocketAddr,
     limits: guard::Limits,
+    tls: Option<Arc<guard::Tls>>,
 ) -> Result<(), String> {
     let listener = TcpListener::bind(listen)
         .await
@@ -147,10 +199,15 @@ async fn serve(
         .local_addr()
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let names: Vec<&str> = server.served.iter().map(|s| s.name.as_str()).collect();
-    let who = match &server.users {
+    let mut who = match &server.users {
         Some(u) => format!("{} users, SCRAM-SHA-256", u.len()),
         None => "no passwords".to_string(),
     };
+    who.push_str(match &tls {
+        Some(t) if t.required => ", TLS required",
+        Some(_) => ", TLS",
+        None => "",
+    });
     let mode = if server.writable {
         "read and write"
     } else {
@@ -184,9 +241,10 @@ async fn serve(
         let _ = socket.set_nodelay(true);
         let permit = slots.clone().try_acquire_owned().ok();
         let handlers = Arc::new(handlers::Handlers::new(server.clone(), permit.is_some()));
+        let tls = tls.clone();
         tokio::spawn(async move {
             let _permit = permit;
-            if let Some(inner) = guard::guard(socket, peer, limits).await {
+            if let Some(inner) = guard::guard(socket, peer, limits, tls).await {
                 let _ = pgwire::tokio::process_socket_unix(inner, handlers).await;
             }
         });
