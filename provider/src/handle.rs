@@ -86,6 +86,8 @@ struct State {
     explicit: Option<Explicit>,
     /// The writer (and its exclusive lock) held for one statement.
     statement: Option<Writer<JournaledFile>>,
+    /// How many times `db` was replaced (see [`JetHandle::generation`]).
+    generation: u64,
 }
 
 /// One registered database: the read-side [`Database`] the tables scan
@@ -122,6 +124,7 @@ impl JetHandle {
                 stamp,
                 explicit: None,
                 statement: None,
+                generation: 0,
             })),
         }
     }
@@ -158,6 +161,14 @@ impl JetHandle {
     /// explicit transaction the image with its changes so far).
     pub fn database(&self) -> Result<Database> {
         Ok(self.lock()?.db.clone())
+    }
+
+    /// A number that changes whenever the read-side database is replaced
+    /// (a commit, a statement's reopen, a change inside a transaction):
+    /// a plan made while it had one value reads what the database holds
+    /// only while it keeps that value. Shared with the read-only views.
+    pub fn generation(&self) -> u64 {
+        self.lock().map_or(u64::MAX, |s| s.generation)
     }
 
     /// True while an explicit transaction (`BEGIN` … `COMMIT`) is open.
@@ -211,6 +222,7 @@ impl JetHandle {
         let mut st = self.lock()?;
         if stamp.is_none() || st.stamp != stamp {
             st.db = self.reopen(&path)?;
+            st.generation += 1;
             st.stamp = stamp;
         }
         Ok(guard)
@@ -241,6 +253,7 @@ impl JetHandle {
         }
         let writer = self.open_writer(&path)?;
         st.db = self.reopen(&path)?;
+        st.generation += 1;
         st.statement = Some(writer);
         Ok(())
     }
@@ -271,6 +284,7 @@ impl JetHandle {
             let p = prepare(&db)?;
             let out = ex.mem.transaction(|tx| apply(tx, p)).map_err(to_df)?;
             st.db = ex_db(st.explicit.as_ref())?;
+            st.generation += 1;
             return Ok(out);
         }
         if let Some(writer) = st.statement.as_mut() {
@@ -282,6 +296,7 @@ impl JetHandle {
             // lock (recovery), and the error itself must reach the user
             let out = writer.transaction(|tx| apply(tx, p)).map_err(to_df)?;
             st.db = self.reopen(&path)?;
+            st.generation += 1;
             return Ok(out);
         }
         let mut writer = self.open_writer(&path)?;
@@ -291,6 +306,7 @@ impl JetHandle {
         let out = writer.transaction(|tx| apply(tx, p)).map_err(to_df)?;
         drop(writer);
         st.db = self.reopen(&path)?;
+        st.generation += 1;
         Ok(out)
     }
 
@@ -313,6 +329,7 @@ impl JetHandle {
         .map_err(to_df)?;
         st.explicit = Some(Explicit { file, base, mem });
         st.db = ex_db(st.explicit.as_ref())?;
+        st.generation += 1;
         Ok(())
     }
 
@@ -333,6 +350,7 @@ impl JetHandle {
         }
         drop(target);
         st.db = self.reopen(&path)?;
+        st.generation += 1;
         Ok(())
     }
 
@@ -345,6 +363,7 @@ impl JetHandle {
             return Err(refuse("ROLLBACK without BEGIN"));
         }
         st.db = self.reopen(&path)?;
+        st.generation += 1;
         Ok(())
     }
 }

@@ -18,5 +18,5 @@ mod statement;
 pub use build::{
     catalog_name, jet_session_state_builder, new_session, server_session, session_context,
 };
-pub use prepared::{Described, StatementKind};
+pub use prepared::{Described, PlannedQuery, StatementKind};
 pub use statement::JetSession;

@@ -48,7 +48,58 @@ pub struct Described {
     pub schema: SchemaRef,
 }
 
+/// A query planned once with its `$n` placeholders open, to be run many
+/// times with values ([`JetSession::frame_for_planned`]): the logical
+/// plan, and what it was planned under.
+#[derive(Debug, Clone)]
+pub struct PlannedQuery {
+    plan: datafusion::logical_expr::LogicalPlan,
+    dialect: crate::SqlDialect,
+    generation: u64,
+}
+
 impl JetSession {
+    /// Plans `s` once when it is a query (it only reads): `None` for any
+    /// other statement, which is planned when it runs. The plan holds the
+    /// tables as they are now; [`JetSession::frame_for_planned`] uses it
+    /// only while they and the dialect stay as they were.
+    pub async fn plan_query(&self, s: &DFStatement) -> Result<Option<PlannedQuery>> {
+        if !matches!(classify(s)?, Kind::Other) {
+            return Ok(None);
+        }
+        let generation = self.generation();
+        let dialect = self.dialect();
+        let plan = crate::frontdoor::catch_panic(self.plan(s.clone(), dialect, None)).await?;
+        Ok(Some(PlannedQuery {
+            plan,
+            dialect,
+            generation,
+        }))
+    }
+
+    /// The frame of a planned query with `params` put in for its
+    /// placeholders (cast to their planned types, as
+    /// [`JetSession::frame_for`] does), not yet run; `None` when a
+    /// database changed or the dialect was switched since it was planned
+    /// (plan it again, or run it with [`JetSession::frame_for`]).
+    pub fn frame_for_planned(
+        &self,
+        q: &PlannedQuery,
+        params: Option<&ParamValues>,
+    ) -> Result<Option<DataFrame>> {
+        if q.generation != self.generation() || q.dialect != self.dialect() {
+            return Ok(None);
+        }
+        let plan = match params {
+            Some(p) => {
+                let p = super::parameters::fit_parameters(&q.plan, p)?;
+                q.plan.clone().with_param_values(p)?
+            }
+            None => q.plan.clone(),
+        };
+        Ok(Some(DataFrame::new(self.ctx.state(), plan)))
+    }
+
     /// Parses `sql` in the session's dialect with every check
     /// [`JetSession::sql`] makes, without running it: one entry a
     /// statement. `$1`, `$2`, … stay in the statements as placeholders.

@@ -70,6 +70,10 @@ pub struct JetSession {
     /// catalogs are the context's own); dropped when `SET` changes the
     /// configuration.
     access_state: Mutex<Option<SessionState>>,
+    /// Counts the statements that may change what names mean (any but a
+    /// query) and the databases registered: part of
+    /// [`JetSession::generation`].
+    changes: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for JetSession {
@@ -121,7 +125,25 @@ impl JetSession {
             dialect: Mutex::new(SqlDialect::DataFusion),
             params: Arc::new(Mutex::new(Params::default())),
             access_state: Mutex::new(None),
+            changes: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// A number that changes whenever a plan made before may read
+    /// something else now: a registered database's image replaced
+    /// ([`JetHandle::generation`]), a database registered, or any
+    /// statement but a query run (DDL, `SET`, a view created).
+    pub fn generation(&self) -> u64 {
+        let mut g = self.changes.load(std::sync::atomic::Ordering::SeqCst);
+        for h in self.handles() {
+            g = g.wrapping_add(h.generation().wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        }
+        g
+    }
+
+    fn changed(&self) {
+        self.changes
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The DataFusion context.
@@ -172,6 +194,7 @@ impl JetSession {
         handle: Arc<JetHandle>,
         default_schema: bool,
     ) -> Result<()> {
+        self.changed();
         let catalog = Arc::new(JetCatalogProvider::with_handle(handle.clone()));
         catalog
             .jet_schema()
@@ -421,6 +444,9 @@ impl JetSession {
             *cached = None;
         }
         let kind = classify(&s)?;
+        if !matches!(kind, Kind::Other) {
+            self.changed();
+        }
         if let Kind::Execute(name, args) = &kind {
             if let Some(found) = self.find_saved_query(name)? {
                 return Box::pin(self.execute_saved(found, args)).await;

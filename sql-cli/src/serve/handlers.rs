@@ -22,7 +22,7 @@ use datafusion::common::ParamValues;
 use datafusion::error::DataFusionError;
 use datafusion::sql::parser::Statement as DFStatement;
 use futures::{Sink, SinkExt, StreamExt, stream};
-use jet_provider::session::StatementKind;
+use jet_provider::session::{PlannedQuery, StatementKind};
 use jet_provider::{JetSession, SqlDialect};
 use pgwire::api::auth::{
     DefaultServerParameterProvider, StartupHandler, finish_authentication, protocol_negotiation,
@@ -100,6 +100,9 @@ pub struct EngineStatement {
     /// The types of `$1`, `$2`, … (`None`: not fixed by the plan).
     params: Vec<Option<DataType>>,
     schema: SchemaRef,
+    /// A query's plan with its placeholders open, made at Parse and
+    /// made again when the databases changed (writes, DDL).
+    planned: Mutex<Option<PlannedQuery>>,
 }
 
 /// The handlers of one connection (pgwire asks a fresh set for each
@@ -586,10 +589,12 @@ impl Conn {
         }
         let stmt = stmts.pop().ok_or_else(|| error("42601", "no statement"))?;
         let described = self.session.describe(&stmt).await.map_err(engine)?;
+        let planned = self.session.plan_query(&stmt).await.map_err(engine)?;
         Ok(Arc::new(EngineStatement {
             stmt,
             params: described.parameters,
             schema: described.schema,
+            planned: Mutex::new(planned),
         }))
     }
 
@@ -603,10 +608,24 @@ impl Conn {
         formats: &Format,
         stream_rows: bool,
     ) -> PgWireResult<Response> {
+        self.run_prepared(stmt, None, values, formats, stream_rows)
+            .await
+    }
+
+    /// [`Conn::run`] of a statement prepared by Parse: a query runs from
+    /// the plan Parse made while the databases are as they were then.
+    async fn run_prepared(
+        &self,
+        stmt: DFStatement,
+        prepared: Option<&EngineStatement>,
+        values: Option<ParamValues>,
+        formats: &Format,
+        stream_rows: bool,
+    ) -> PgWireResult<Response> {
         let mut stop = self.stop().await?;
         let r = limits::unless(
             &mut stop,
-            self.run_gated(stmt, values, formats, stream_rows),
+            self.run_gated(stmt, prepared, values, formats, stream_rows),
         )
         .await?;
         Ok(limits::until(r, stop))
@@ -636,6 +655,7 @@ impl Conn {
     async fn run_gated(
         &self,
         stmt: DFStatement,
+        prepared: Option<&EngineStatement>,
         values: Option<ParamValues>,
         formats: &Format,
         stream_rows: bool,
@@ -652,7 +672,7 @@ impl Conn {
         }
         let Some(gate) = &self.gate else {
             // a read-only server: nothing changes the files it reads
-            let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
+            let frame = self.frame(stmt, prepared, values).await?;
             return self.respond(frame, formats, stream_rows, None).await;
         };
         // a saved query run by EXECUTE may write
@@ -664,25 +684,62 @@ impl Conn {
         };
         if holds {
             // inside its own write transaction: no one else reads or writes
-            let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
+            let frame = self.frame(stmt, prepared, values).await?;
             return self.respond(frame, formats, stream_rows, None).await;
         }
         if writes && in_block {
             let held = Held::begin(gate).await?;
             self.tx()?.held = Some(held);
-            let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
+            let frame = self.frame(stmt, prepared, values).await?;
             return self.respond(frame, formats, stream_rows, None).await;
         }
         if writes {
             // one statement, one commit: the gate until it is done
             let _gate = gate.write().await?;
-            let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
+            let frame = self.frame(stmt, prepared, values).await?;
             return self.respond(frame, formats, false, None).await;
         }
         let shared = gate.read().await?;
-        let frame = self.session.frame_for(stmt, values).await.map_err(engine)?;
+        let frame = self.frame(stmt, prepared, values).await?;
         self.respond(frame, formats, stream_rows, Some(shared))
             .await
+    }
+
+    /// The frame of `stmt` with `values`: from the plan Parse made when it
+    /// still holds (a query whose databases have not changed since), else
+    /// planned now (and kept for the next time).
+    async fn frame(
+        &self,
+        stmt: DFStatement,
+        prepared: Option<&EngineStatement>,
+        values: Option<ParamValues>,
+    ) -> PgWireResult<datafusion::prelude::DataFrame> {
+        if let Some(p) = prepared {
+            let cached = p
+                .planned
+                .lock()
+                .map_err(|_| error("XX000", "plan cache lost"))?
+                .clone();
+            let mut planned = cached;
+            for attempt in 0..2 {
+                let Some(q) = &planned else { break };
+                if let Some(frame) = self
+                    .session
+                    .frame_for_planned(q, values.as_ref())
+                    .map_err(engine)?
+                {
+                    return Ok(frame);
+                }
+                if attempt == 0 {
+                    // the databases changed: plan again, keep the new plan
+                    planned = self.session.plan_query(&stmt).await.map_err(engine)?;
+                    *p.planned
+                        .lock()
+                        .map_err(|_| error("XX000", "plan cache lost"))? = planned.clone();
+                }
+            }
+        }
+        self.session.frame_for(stmt, values).await.map_err(engine)
     }
 
     /// Whether the connection may write now.
@@ -1095,8 +1152,14 @@ impl ExtendedQueryHandler for Handlers {
             }
             Prepared::Engine(e) => {
                 let values = bind_values(portal, &e.params)?;
-                conn.run(e.stmt.clone(), values, &portal.result_column_format, true)
-                    .await
+                conn.run_prepared(
+                    e.stmt.clone(),
+                    Some(e),
+                    values,
+                    &portal.result_column_format,
+                    true,
+                )
+                .await
             }
         }
     }

@@ -65,7 +65,9 @@ impl Server {
             let options = JetOptions {
                 writable: write.is_some(),
                 password: password.as_deref().map(jet_storage::Password::from),
-                lock_per_statement: write.is_none(),
+                // the server holds the file's lock while it runs (the
+                // shell's per-statement lock is not used)
+                lock_per_statement: false,
                 ..JetOptions::default()
             };
             let name = unique_catalog_name(path, |n| served.iter().any(|s| s.name == n));

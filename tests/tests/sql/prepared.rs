@@ -325,3 +325,77 @@ async fn read_only_views_see_commits_and_refuse_writes() {
     drop((reader, writer, handle));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A query planned once runs with each set of values as the statement
+/// run afresh does; after a write (the image replaced) or a switch of
+/// dialect the plan is refused (`None`), and planned again it reads the
+/// new rows. Statements other than queries are not planned ahead.
+#[tokio::test]
+async fn planned_queries_answer_as_fresh_ones_until_the_database_changes() {
+    let dir = std::env::temp_dir().join(format!("jet-planned-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sample.mdb");
+    std::fs::copy(sample(), &path).unwrap();
+    let s = session(&path, true, SqlDialect::Access);
+    let sql =
+        "SELECT CustomerID, Company FROM Customers WHERE CustomerID >= $1 ORDER BY CustomerID";
+    let stmt = one(&s, sql).await;
+    let planned = s
+        .plan_query(&stmt)
+        .await
+        .unwrap()
+        .expect("a query is planned");
+    let rows = |f: datafusion::prelude::DataFrame| async move {
+        pretty_format_batches(&f.collect().await.unwrap())
+            .unwrap()
+            .to_string()
+    };
+    for id in [1, 17, 249, 400] {
+        let values = ParamValues::from(vec![ScalarValue::Int32(Some(id))]);
+        let cached = s
+            .frame_for_planned(&planned, Some(&values))
+            .unwrap()
+            .expect("nothing changed");
+        let fresh = s.frame_for(stmt.clone(), Some(values)).await.unwrap();
+        assert_eq!(rows(cached).await, rows(fresh).await, "id {id}");
+    }
+    // a value of another type is cast or refused as frame_for does
+    let text = ParamValues::from(vec![ScalarValue::Utf8(Some("249".into()))]);
+    assert!(
+        s.frame_for_planned(&planned, Some(&text))
+            .unwrap()
+            .is_some()
+    );
+    let bad = ParamValues::from(vec![ScalarValue::Utf8(Some("many".into()))]);
+    assert!(s.frame_for_planned(&planned, Some(&bad)).is_err());
+    // a write replaces the image: the old plan is refused
+    s.sql("INSERT INTO Customers (CustomerID, Company, Active) VALUES (9201, 'New', TRUE)")
+        .await
+        .unwrap();
+    let values = ParamValues::from(vec![ScalarValue::Int32(Some(9201))]);
+    assert!(
+        s.frame_for_planned(&planned, Some(&values))
+            .unwrap()
+            .is_none()
+    );
+    let again = s.plan_query(&stmt).await.unwrap().unwrap();
+    let f = s.frame_for_planned(&again, Some(&values)).unwrap().unwrap();
+    assert!(rows(f).await.contains("New"));
+    // a switch of dialect too
+    s.set_dialect(SqlDialect::DataFusion);
+    assert!(
+        s.frame_for_planned(&again, Some(&values))
+            .unwrap()
+            .is_none()
+    );
+    s.set_dialect(SqlDialect::Access);
+    // statements other than queries are planned when they run
+    let insert = one(
+        &s,
+        "INSERT INTO Customers (CustomerID, Company, Active) VALUES ($1, 'x', TRUE)",
+    )
+    .await;
+    assert!(s.plan_query(&insert).await.unwrap().is_none());
+    drop(s);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
