@@ -237,3 +237,49 @@ fn read_only_users_servers_and_transactions_refuse_writes() {
         "the file is unchanged"
     );
 }
+
+/// The tables `pg_class` lists to `c`.
+async fn listed(c: &Client) -> Vec<String> {
+    c.query(
+        "SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relkind = 'r' ORDER BY 1",
+        &[],
+    )
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| r.get::<_, String>(0))
+    .collect()
+}
+
+#[test]
+fn the_catalog_follows_tables_created_through_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = copy_of_sample(dir.path());
+    let server = Server::start(&[&file], &["--write"]);
+    runtime().block_on(async {
+        let c = connect(&server, "tester", None).await;
+        let before = listed(&c).await;
+        assert!(before.contains(&"Customers".to_string()), "{before:?}");
+        assert!(!before.contains(&"Fresh".to_string()));
+        c.batch_execute("CREATE TABLE Fresh (Code INTEGER, Label TEXT(20))")
+            .await
+            .unwrap();
+        // the same connection sees it at its next catalog statement
+        let after = listed(&c).await;
+        assert!(after.contains(&"Fresh".to_string()), "{after:?}");
+        let cols: Vec<String> = c
+            .query(
+                "SELECT a.attname FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON a.attrelid = c.oid WHERE c.relname = 'Fresh' AND a.attnum > 0 ORDER BY a.attnum",
+                &[],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get::<_, String>(0))
+            .collect();
+        assert_eq!(cols, ["Code", "Label"]);
+        // and so does another connection
+        let d = connect(&server, "tester", None).await;
+        assert!(listed(&d).await.contains(&"Fresh".to_string()));
+    });
+}

@@ -6,7 +6,7 @@
 //! rows in text or binary as each column asks).
 
 use super::auth::{Pending, Refused, Right};
-use super::catalog::{Answer, Catalog};
+use super::catalog::{Answer, Catalog, Claimed};
 use super::encode::{self, Column};
 use super::errors::{error, from_engine, info};
 use super::limits::{self, Stop};
@@ -56,7 +56,11 @@ pub const SERVER_VERSION: &str = concat!("16.6 (jetsql ", env!("CARGO_PKG_VERSIO
 /// One connection after startup: its session and parameters.
 pub struct Conn {
     session: JetSession,
-    catalog: Catalog,
+    /// The catalog, built at the first catalog statement and again when
+    /// the session's databases changed (the generation it was built at).
+    catalog: tokio::sync::Mutex<Option<(u64, Arc<Catalog>)>>,
+    /// The database the connection reads, and every one served.
+    served: (String, Arc<jet_provider::JetHandle>, Vec<String>),
     settings: Arc<Mutex<Settings>>,
     /// The dialect the connection started in (`RESET` goes back to it).
     start_dialect: SqlDialect,
@@ -388,21 +392,17 @@ impl Handlers {
         }
         session.set_dialect(dialect);
         let settings = Arc::new(Mutex::new(settings));
-        let catalog = Catalog::build(
-            &session,
-            &served.name,
-            served.handle.database().ok(),
-            self.server.served.iter().map(|s| s.name.clone()).collect(),
-            settings.clone(),
-        )
-        .await
-        .map_err(|e| fatal("XX000", from_engine(&e).message))?;
         let (pid, key) = PIDS.generate(client);
         client.set_pid_and_secret_key(pid, key.clone());
         let (cancel, cancel_key) = self.server.cancels.register(pid, key);
         let conn = Arc::new(Conn {
             session,
-            catalog,
+            catalog: tokio::sync::Mutex::new(None),
+            served: (
+                served.name.clone(),
+                served.handle.clone(),
+                self.server.served.iter().map(|s| s.name.clone()).collect(),
+            ),
             settings,
             start_dialect: dialect,
             right,
@@ -480,6 +480,49 @@ fn engine(e: DataFusionError) -> PgWireError {
 }
 
 impl Conn {
+    /// The catalog as the databases are now (built when first asked for,
+    /// again after a change).
+    async fn catalog(&self) -> PgWireResult<Arc<Catalog>> {
+        let mut slot = self.catalog.lock().await;
+        let now = self.session.generation();
+        if let Some((g, c)) = slot.as_ref()
+            && *g == now
+        {
+            return Ok(c.clone());
+        }
+        let (name, handle, databases) = &self.served;
+        let built = Arc::new(
+            Catalog::build(
+                &self.session,
+                name,
+                handle.database().ok(),
+                databases.clone(),
+                self.settings.clone(),
+            )
+            .await
+            .map_err(engine)?,
+        );
+        *slot = Some((now, built.clone()));
+        Ok(built)
+    }
+
+    /// `sql` if it is a catalog statement, rewritten for the catalog.
+    async fn claims(&self, sql: &str) -> PgWireResult<Option<(Arc<Catalog>, Claimed)>> {
+        let served = |t: &str| {
+            self.session
+                .context()
+                .catalog(&self.served.0)
+                .and_then(|c| c.schema("public"))
+                .is_some_and(|s| s.table_names().iter().any(|n| n.to_lowercase() == t))
+        };
+        let Some(claimed) = super::catalog::claims(sql, served) else {
+            return Ok(None);
+        };
+        let catalog = self.catalog().await?;
+        let claimed = catalog.rewritten(claimed);
+        Ok(Some((catalog, claimed)))
+    }
+
     fn tx(&self) -> PgWireResult<std::sync::MutexGuard<'_, Tx>> {
         self.tx
             .lock()
@@ -787,7 +830,13 @@ impl Conn {
         formats: &Format,
         stream_rows: bool,
     ) -> PgWireResult<Response> {
-        match self.catalog.frame(stmt, values).await.map_err(engine)? {
+        match self
+            .catalog()
+            .await?
+            .frame(stmt, values)
+            .await
+            .map_err(engine)?
+        {
             Answer::Rows(frame) => self.respond(frame, formats, stream_rows, None).await,
             Answer::Empty(names) => {
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -963,7 +1012,7 @@ impl Handlers {
         if failed {
             return Err(aborted());
         }
-        if let Some(claimed) = conn.catalog.claims(text) {
+        if let Some((_, claimed)) = conn.claims(text).await? {
             return Ok(vec![
                 conn.run_catalog(claimed.stmt, None, &Format::UnifiedText, last)
                     .await?,
@@ -1012,8 +1061,8 @@ impl QueryParser for Parser {
         if let Some(l) = local::parse(sql) {
             return Ok(Prepared::Local(l));
         }
-        if let Some(claimed) = conn.catalog.claims(sql) {
-            let (params, schema) = conn.catalog.describe(&claimed).await.map_err(engine)?;
+        if let Some((catalog, claimed)) = conn.claims(sql).await? {
+            let (params, schema) = catalog.describe(&claimed).await.map_err(engine)?;
             return Ok(Prepared::Catalog(Arc::new(CatalogStatement {
                 stmt: claimed.stmt,
                 params,

@@ -1,7 +1,9 @@
 //! The PostgreSQL catalog a connection's clients browse: `pg_catalog`
 //! tables ([`tables`]) and functions ([`functions`]) over a snapshot of
-//! the served database taken at connect, in a DataFusion context of their
-//! own. A statement that reads `pg_catalog.*` or `information_schema.*`,
+//! the served database, in a DataFusion context of their own. The
+//! snapshot is taken at the connection's first catalog statement and
+//! again whenever the session's databases changed since (a table created
+//! through the server shows in `\dt` at once). A statement that reads `pg_catalog.*` or `information_schema.*`,
 //! an unqualified `pg_*` relation that is not a served table, or only
 //! catalog functions (`SELECT version()`) is read as PostgreSQL SQL, its
 //! PostgreSQL-only syntax rewritten ([`rewrite`]), and answered here,
@@ -117,55 +119,10 @@ impl Catalog {
         Ok(Catalog { ctx, snapshot })
     }
 
-    /// `sql` read as a catalog statement, rewritten; `None` when it is the
-    /// engine's (it names a served table, or nothing of the catalog, or
-    /// is not PostgreSQL SQL).
-    pub fn claims(&self, sql: &str) -> Option<Claimed> {
-        let mut stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql).ok()?;
-        if stmts.len() != 1 || !matches!(stmts[0], Statement::Query(_)) {
-            return None;
-        }
-        let mut stmt = stmts.pop()?;
-        let served = |n: &str| {
-            self.snapshot
-                .relations
-                .iter()
-                .any(|r| r.name.to_lowercase() == n)
-        };
-        let mut catalog = false;
-        let mut engine = false;
-        let _ = visit_relations(&stmt, |name| {
-            let p = parts(name);
-            match p.as_slice() {
-                [schema, _] if schema == "pg_catalog" || schema == "information_schema" => {
-                    catalog = true
-                }
-                [t] if t.starts_with("pg_") && !served(t) => catalog = true,
-                _ => engine = true,
-            }
-            ControlFlow::<()>::Continue(())
-        });
-        if engine {
-            return None;
-        }
-        if !catalog {
-            let _ = visit_expressions(&stmt, |e| {
-                if let Expr::Function(f) = e
-                    && parts(&f.name)
-                        .last()
-                        .is_some_and(|n| functions::NAMES.contains(&n.as_str()))
-                {
-                    catalog = true;
-                }
-                ControlFlow::<()>::Continue(())
-            });
-        }
-        if !catalog {
-            return None;
-        }
-        let count = placeholders(&stmt);
-        rewrite::rewrite(&mut stmt, &self.snapshot);
-        Some(Claimed { stmt, count })
+    /// A claimed statement rewritten for this catalog's snapshot.
+    pub fn rewritten(&self, mut claimed: Claimed) -> Claimed {
+        rewrite::rewrite(&mut claimed.stmt, &self.snapshot);
+        claimed
     }
 
     async fn plan(&self, stmt: &Statement) -> Result<datafusion::logical_expr::LogicalPlan> {
@@ -222,6 +179,51 @@ impl Catalog {
         };
         Ok(Answer::Rows(self.ctx.execute_logical_plan(plan).await?))
     }
+}
+
+/// `sql` read as a catalog statement (not yet rewritten: see
+/// [`Catalog::rewritten`]); `None` when it is the engine's (it names a
+/// served table, or nothing of the catalog, or is not PostgreSQL SQL).
+/// `served` tells whether a lower-cased name is a served relation.
+pub fn claims(sql: &str, served: impl Fn(&str) -> bool) -> Option<Claimed> {
+    let mut stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql).ok()?;
+    if stmts.len() != 1 || !matches!(stmts[0], Statement::Query(_)) {
+        return None;
+    }
+    let stmt = stmts.pop()?;
+    let mut catalog = false;
+    let mut engine = false;
+    let _ = visit_relations(&stmt, |name| {
+        let p = parts(name);
+        match p.as_slice() {
+            [schema, _] if schema == "pg_catalog" || schema == "information_schema" => {
+                catalog = true
+            }
+            [t] if t.starts_with("pg_") && !served(t) => catalog = true,
+            _ => engine = true,
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    if engine {
+        return None;
+    }
+    if !catalog {
+        let _ = visit_expressions(&stmt, |e| {
+            if let Expr::Function(f) = e
+                && parts(&f.name)
+                    .last()
+                    .is_some_and(|n| functions::NAMES.contains(&n.as_str()))
+            {
+                catalog = true;
+            }
+            ControlFlow::<()>::Continue(())
+        });
+    }
+    if !catalog {
+        return None;
+    }
+    let count = placeholders(&stmt);
+    Some(Claimed { stmt, count })
 }
 
 /// A statement the catalog answers, rewritten, with the number of `$n`
