@@ -302,7 +302,8 @@ fn sessions_speak_both_dialects() {
     });
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+/// A runtime of two worker threads for the async clients.
+pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

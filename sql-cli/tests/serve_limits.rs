@@ -5,7 +5,7 @@
 //! run for hours with PostgreSQL's SQLSTATE 57014, and the connection
 //! goes on answering.
 
-use crate::serve::{Server, sample};
+use crate::serve::{Server, runtime, sample};
 use std::time::{Duration, Instant};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, NoTls};
@@ -37,14 +37,6 @@ async fn stopped(c: &Client, sql: &str) -> (tokio_postgres::Error, Duration) {
 async fn still_answers(c: &Client) {
     let row = c.query_one("SELECT 6 * 7", &[]).await.unwrap();
     assert_eq!(row.get::<_, i64>(0), 42);
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! gives up after --lock-wait (55P03); read-only users, servers and
 //! transactions refuse writes (25006) and the file is unchanged.
 
-use crate::serve::{Server, sample};
+use crate::serve::{Server, runtime, sample};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tokio_postgres::error::SqlState;
@@ -52,14 +52,6 @@ async fn count(c: &Client) -> i64 {
         .await
         .unwrap()
         .get(0)
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 #[test]

@@ -425,23 +425,34 @@ fn lift_outer_conditions(select: &mut datafusion::sql::sqlparser::ast::Select) -
     lifted
 }
 
-/// `unnest(range(1, array_length(a) + 1))` for `generate_subscripts(a, 1)`.
-fn subscripts(f: &datafusion::sql::sqlparser::ast::Function) -> Option<Expr> {
+/// `sql` parsed as one PostgreSQL expression.
+fn parsed(sql: &str) -> Option<Expr> {
+    datafusion::sql::sqlparser::parser::Parser::new(
+        &datafusion::sql::sqlparser::dialect::PostgreSqlDialect {},
+    )
+    .try_with_sql(sql)
+    .and_then(|mut p| p.parse_expr())
+    .ok()
+}
+
+/// The first argument of `f`, if it is a plain expression.
+fn first_arg(f: &datafusion::sql::sqlparser::ast::Function) -> Option<&Expr> {
     use datafusion::sql::sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
     let FunctionArguments::List(list) = &f.args else {
         return None;
     };
-    let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(array))) = list.args.first() else {
-        return None;
-    };
-    datafusion::sql::sqlparser::parser::Parser::new(
-        &datafusion::sql::sqlparser::dialect::PostgreSqlDialect {},
-    )
-    .try_with_sql(&format!(
+    match list.args.first() {
+        Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(e))) => Some(e),
+        _ => None,
+    }
+}
+
+/// `unnest(range(1, array_length(a) + 1))` for `generate_subscripts(a, 1)`.
+fn subscripts(f: &datafusion::sql::sqlparser::ast::Function) -> Option<Expr> {
+    let array = first_arg(f)?;
+    parsed(&format!(
         "unnest(range(1, CAST(array_length({array}) AS BIGINT) + 1))"
     ))
-    .and_then(|mut p| p.parse_expr())
-    .ok()
 }
 
 /// `(root).field` as `get_field(root, 'field')` (DataFusion reads a dot
@@ -456,39 +467,17 @@ fn field_of(root: &Expr, chain: &[datafusion::sql::sqlparser::ast::AccessExpr]) 
     } else {
         field.value.to_lowercase()
     };
-    datafusion::sql::sqlparser::parser::Parser::new(
-        &datafusion::sql::sqlparser::dialect::PostgreSqlDialect {},
-    )
-    .try_with_sql(&format!("get_field({root}, '{}')", key.replace('\'', "''")))
-    .and_then(|mut p| p.parse_expr())
-    .ok()
+    parsed(&format!("get_field({root}, '{}')", key.replace('\'', "''")))
 }
 
 /// `_pg_expandarray(a)` as `unnest(pg_expandarray(a))`.
 fn expandarray(f: &datafusion::sql::sqlparser::ast::Function) -> Option<Expr> {
-    use datafusion::sql::sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
-    let FunctionArguments::List(list) = &f.args else {
-        return None;
-    };
-    let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(array))) = list.args.first() else {
-        return None;
-    };
-    datafusion::sql::sqlparser::parser::Parser::new(
-        &datafusion::sql::sqlparser::dialect::PostgreSqlDialect {},
-    )
-    .try_with_sql(&format!("unnest(pg_expandarray({array}))"))
-    .and_then(|mut p| p.parse_expr())
-    .ok()
+    parsed(&format!("unnest(pg_expandarray({}))", first_arg(f)?))
 }
 
 /// `name(arg)`.
 fn call(name: &str, arg: &Expr) -> Option<Expr> {
-    datafusion::sql::sqlparser::parser::Parser::new(
-        &datafusion::sql::sqlparser::dialect::PostgreSqlDialect {},
-    )
-    .try_with_sql(&format!("{name}({arg})"))
-    .and_then(|mut p| p.parse_expr())
-    .ok()
+    parsed(&format!("{name}({arg})"))
 }
 
 #[cfg(test)]
