@@ -16,11 +16,18 @@ use super::dialect::ident;
 use super::schema::Model;
 use super::types::Target;
 use super::views::ViewSql;
+use bytes::{BufMut, BytesMut};
+use futures::SinkExt;
 use jet_storage::Database;
-use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::Type;
 
 const T: Target = Target::Postgres;
+
+/// Bytes of COPY data gathered before they are handed to the connection:
+/// the socket sees a few large writes instead of one every 4 KiB (the
+/// row-at-a-time writer's chunk), and encoding the next chunk overlaps
+/// the server's reading of this one.
+const CHUNK: usize = 1 << 20;
 
 pub mod binary;
 
@@ -68,31 +75,36 @@ fn load(
             ident(T, &t.name),
             ddl::insert_columns(T, t)
         );
-        let sink = rt
-            .block_on(client.copy_in::<_, bytes::Bytes>(copy.as_str()))
-            .map_err(|e| format!("{}: {}", t.name, pg_err(e)))?;
+        let mut sink = Box::pin(
+            rt.block_on(client.copy_in::<_, bytes::Bytes>(copy.as_str()))
+                .map_err(|e| format!("{}: {}", t.name, pg_err(e)))?,
+        );
+        let mut send = |buf: &mut BytesMut| {
+            rt.block_on(sink.as_mut().send(buf.split().freeze()))
+                .map_err(|e| format!("{}: {}", t.name, pg_err(e)))
+        };
         let types: Vec<Type> = t
             .columns
             .iter()
             .map(|c| binary::column_type(c.jet))
             .collect();
-        let mut writer = Box::pin(BinaryCopyInWriter::new(sink, &types));
+        let mut buf = BytesMut::with_capacity(2 * CHUNK);
+        buf.put_slice(binary::COPY_HEADER);
         let mut rows = 0u64;
         let mut max = None;
         data::scan(&table, |b, pages| {
-            rt.block_on(binary::write_batch(
-                writer.as_mut(),
-                t,
-                b,
-                rows,
-                &mut problems,
-            ))?;
+            binary::encode_batch(&mut buf, t, &types, b, rows, &mut problems)?;
+            if buf.len() >= CHUNK {
+                send(&mut buf)?;
+            }
             rows += b.num_rows() as u64;
             max = max.max(data::max_auto(t, b));
             progress.inc(pages as u64);
             Ok(())
         })?;
-        rt.block_on(writer.as_mut().finish())
+        buf.put_i16(binary::COPY_TRAILER);
+        send(&mut buf)?;
+        rt.block_on(sink.as_mut().finish())
             .map_err(|e| format!("{}: {}", t.name, pg_err(e)))?;
         if let Some(next) = t.next_auto {
             for s in ddl::carry_counter(T, t, next.max(max.unwrap_or(0) + 1)) {

@@ -12,8 +12,6 @@ use bytes::{BufMut, BytesMut};
 use datafusion::arrow::array::RecordBatch;
 use jet_storage::JetType;
 use std::error::Error;
-use std::pin::Pin;
-use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 
 /// The PostgreSQL type `types::sql_type` gives an Access column type.
@@ -35,11 +33,23 @@ pub fn column_type(jet: JetType) -> Type {
     }
 }
 
-/// Writes the rows of one batch (rows `first_row + 1 …` of `t`); values
-/// PostgreSQL cannot hold are reported and sent as NULL.
-pub async fn write_batch(
-    mut writer: Pin<&mut BinaryCopyInWriter>,
+/// The start of a binary COPY stream: the signature `PGCOPY\n\xff\r\n\0`,
+/// no flags, no header extension.
+pub const COPY_HEADER: &[u8] = b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0";
+
+/// The end of a binary COPY stream: a row of -1 fields.
+pub const COPY_TRAILER: i16 = -1;
+
+/// Appends the rows of one batch (rows `first_row + 1 …` of `t`) to `out`
+/// in the binary COPY form: per row its field count, then each field's
+/// length (-1 for NULL) and bytes. `types` are the columns' PostgreSQL
+/// types, in the model's order. Values PostgreSQL cannot hold are
+/// reported and written as NULL; a value its column's type refuses is an
+/// error naming the table and row.
+pub fn encode_batch(
+    out: &mut BytesMut,
     t: &TableModel,
+    types: &[Type],
     b: &RecordBatch,
     first_row: u64,
     problems: &mut Vec<Problem>,
@@ -50,24 +60,33 @@ pub async fn write_batch(
         first_row,
     };
     let cells = table_cells(t, b);
-    let mut values: Vec<Value<'_>> = Vec::with_capacity(cells.len());
+    let fields = i16::try_from(t.columns.len())
+        .map_err(|_| format!("{}: more columns than a COPY row holds", t.name))?;
     for r in 0..b.num_rows() {
-        values.clear();
-        for (c, cells) in t.columns.iter().zip(&cells) {
-            values.push(rows.check(c, r, cells.value(r), problems));
+        out.put_i16(fields);
+        for ((c, cells), ty) in t.columns.iter().zip(&cells).zip(types) {
+            let v = rows.check(c, r, cells.value(r), problems);
+            let at = out.len();
+            out.put_i32(0);
+            let wrote = v.to_sql(ty, out).and_then(|null| match null {
+                IsNull::Yes => Ok(None),
+                IsNull::No => Ok(Some(i32::try_from(out.len() - at - 4)?)),
+            });
+            match wrote {
+                Ok(Some(len)) => out[at..at + 4].copy_from_slice(&len.to_be_bytes()),
+                Ok(None) => {
+                    out.truncate(at);
+                    out.put_i32(-1);
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "{} row {}: PostgreSQL: {e}",
+                        t.name,
+                        first_row + r as u64 + 1
+                    ));
+                }
+            }
         }
-        writer
-            .as_mut()
-            .write_raw(values.iter())
-            .await
-            .map_err(|e| {
-                format!(
-                    "{} row {}: PostgreSQL: {}",
-                    t.name,
-                    first_row + r as u64 + 1,
-                    e.source().map_or_else(|| e.to_string(), |s| s.to_string())
-                )
-            })?;
     }
     Ok(())
 }
