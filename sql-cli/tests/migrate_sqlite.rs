@@ -194,6 +194,19 @@ fn nwind_keeps_keys_indexes_relationships_and_counters() {
     );
     assert!(!dir.path().join(".nwind.sqlite.jetsql-partial").exists());
     let conn = Connection::open(&target).unwrap();
+    // written with 16 KiB pages, in rollback-journal mode, and whole
+    let page_size: i64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(page_size, 16_384);
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "delete");
+    let integrity: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(integrity, "ok");
     let ours = sqlite_keys(&conn);
     let theirs = mdb_schema_keys(&nwind);
     assert_eq!(ours.primary, theirs.primary, "primary keys");
