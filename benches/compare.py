@@ -42,7 +42,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-REL = ROOT / "target" / "release"
+# the build compare.sh made: cargo puts it under CARGO_TARGET_DIR when set
+REL = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target").resolve() / "release"
 JETSQL = REL / "jetsql"
 DF_SQL = REL / "examples" / "df_sql"
 JETDB = REL / "examples" / "jetdb_scan"

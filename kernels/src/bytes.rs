@@ -38,6 +38,7 @@ pub fn u32_at(buf: &[u8], offset: usize) -> Option<u32> {
 
 /// Reads a little-endian `u64` at `offset`, or `None` if any byte is past the end.
 #[must_use]
+#[inline]
 pub fn u64_at(buf: &[u8], offset: usize) -> Option<u64> {
     let s = slice(buf, offset, 8)?;
     let a: [u8; 8] = s.try_into().ok()?;

@@ -22,6 +22,7 @@ pub fn admit(offset: usize, len: usize, limit: usize) -> Option<Range<usize>> {
 ///
 /// Returns it when `start <= end <= limit`, `None` otherwise.
 #[must_use]
+#[inline]
 pub fn admit_interval(start: usize, end: usize, limit: usize) -> Option<Range<usize>> {
     if start <= end && end <= limit {
         Some(start..end)
@@ -33,6 +34,7 @@ pub fn admit_interval(start: usize, end: usize, limit: usize) -> Option<Range<us
 /// Borrows `len` bytes at `offset` of `buf`, or `None` if they are not all
 /// inside it. The total, panic-free form of `&buf[offset..offset + len]`.
 #[must_use]
+#[inline]
 pub fn slice(buf: &[u8], offset: usize, len: usize) -> Option<&[u8]> {
     let r = admit(offset, len, buf.len())?;
     buf.get(r)

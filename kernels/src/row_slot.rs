@@ -29,6 +29,7 @@ pub struct Slot {
 
 /// Decodes a raw slot value. Total: every `u16` is a slot.
 #[must_use]
+#[inline]
 pub fn decode_slot(raw: u16) -> Slot {
     Slot {
         offset: raw & OFFSET_MASK,
@@ -64,6 +65,7 @@ impl SlotTable {
 
     /// First byte after the slot table: no row may start before it.
     #[must_use]
+    #[inline]
     pub fn header_end(&self) -> usize {
         // admitted in `admit`, so neither operation can overflow
         self.count
@@ -177,6 +179,42 @@ impl SlotTable {
         Ok((start, end))
     }
 
+    /// The decisions of [`SlotTable::row_bounds_all`] in one pass when the
+    /// slots' start offsets fall strictly from slot to slot, as Access lays
+    /// rows out (from the page's end down): then no start is shared, and a
+    /// row ends where the slot before it starts (the first at the page
+    /// limit). Returns `false`, with `out` partly written, at the first
+    /// slot that does not fall; a slot that cannot be read is refused as
+    /// the sorting path refuses it.
+    #[inline]
+    fn bounds_if_descending(
+        &self,
+        page: &[u8],
+        out: &mut [Result<(usize, usize), Refusal>],
+    ) -> Result<bool, Refusal> {
+        let limit = self.page_size.min(page.len());
+        let header_end = self.header_end();
+        // the start of the slot before (none before the first)
+        let mut above: Option<usize> = None;
+        for (i, decision) in out.iter_mut().enumerate() {
+            let raw = self.raw(page, i).ok_or(Refusal::BadCount)?;
+            let start = usize::from(raw & OFFSET_MASK);
+            if above.is_some_and(|a| start >= a) {
+                return Ok(false);
+            }
+            let end = above.map_or(limit, |a| a.min(limit));
+            *decision = if start < header_end {
+                Err(Refusal::SlotInHeader)
+            } else if start >= limit {
+                Err(Refusal::OutOfBounds)
+            } else {
+                Ok((start, end))
+            };
+            above = Some(start);
+        }
+        Ok(true)
+    }
+
     /// Every row's extent at once: `out[i]` receives exactly the decision
     /// [`SlotTable::row_bounds`] makes for slot `i`, for every slot of the
     /// table, in `O(n log n)` for the whole page (one sort and one sweep),
@@ -191,6 +229,9 @@ impl SlotTable {
     ) -> Result<(), Refusal> {
         let order = order.get_mut(..self.count).ok_or(Refusal::BadCount)?;
         let out = out.get_mut(..self.count).ok_or(Refusal::BadCount)?;
+        if self.bounds_if_descending(page, out)? {
+            return Ok(());
+        }
         // key: offset in the high half, slot index in the low half, so the
         // sort orders by offset and each key names its slot
         for (i, key) in order.iter_mut().enumerate() {
@@ -437,6 +478,27 @@ mod tests {
                 if !raws.is_empty() {
                     let mut small = std::vec![0u32; raws.len() - 1];
                     prop_assert_eq!(t.row_bounds_all(&p, &mut small, &mut all), Err(Refusal::BadCount));
+                }
+            }
+        }
+
+        /// Pages laid out as Access lays them (starts falling from slot
+        /// to slot, any flags) take the one-pass path: the same decisions.
+        #[test]
+        fn descending_bounds_match(starts in proptest::collection::btree_set(0u16..0x2000, 0..120), flags in proptest::collection::vec(0u16..4, 120), ts in 0usize..16, page in 16usize..8193) {
+            let raws: std::vec::Vec<u16> = starts
+                .iter()
+                .rev()
+                .zip(&flags)
+                .map(|(&o, &f)| o | (f << 14))
+                .collect();
+            let p = build(ts, &raws, page);
+            if let Some(t) = SlotTable::admit(ts, raws.len(), page) {
+                let mut order = std::vec![0u32; raws.len()];
+                let mut all = std::vec![Ok((0, 0)); raws.len()];
+                t.row_bounds_all(&p, &mut order, &mut all).unwrap();
+                for (i, got) in all.iter().enumerate() {
+                    prop_assert_eq!(*got, oracle_bounds(&raws, i, ts, page));
                 }
             }
         }

@@ -50,6 +50,7 @@ pub fn null_mask_bit(row: &[u8], layout: &RowLayout, bit: usize) -> bool {
     }
 }
 
+#[inline]
 fn mask_len(num_cols: usize) -> Option<usize> {
     num_cols.checked_add(7).map(|n| n / 8)
 }
@@ -99,6 +100,7 @@ pub fn jet4_layout(row: &[u8], has_var_cols: bool) -> Result<RowLayout, Refusal>
 /// The jump table has `(row_len - 1) / 256` entries; the last is a dummy
 /// (ignored, but present) when the offset table itself lies below the last
 /// 256-byte boundary it would mark. Refuses a row too short for its parts.
+#[inline]
 pub fn jet3_layout(row: &[u8], has_var_cols: bool) -> Result<RowLayout, Refusal> {
     let n = row.len();
     let num_cols = usize::from(u8_at(row, 0).ok_or(Refusal::OutOfBounds)?);
