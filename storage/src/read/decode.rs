@@ -6,7 +6,7 @@ use crate::format::types::JetType;
 use crate::format::{Layout, RawField, text, values};
 use crate::page::PageSource;
 use crate::read::data_page::DataPage;
-use crate::read::row::{FieldPlan, PageRun};
+use crate::read::row::{FieldPlan, PageRun, fixed_cell};
 use crate::schema::tdef::Column;
 use arrow_array::ArrayRef;
 use arrow_array::builder::*;
@@ -340,6 +340,32 @@ impl ColumnDecoder {
             column: name.clone(),
             what,
         };
+        // each row's cell of a column that is NULL or bytes (not a mask
+        // Boolean): `$cell` an `Option<&[u8]>`, `$at` the row's offset.
+        // A fixed column's bytes are found from the row's layout alone
+        // (rows and layouts walked together); any other column goes
+        // through the row's variable offsets.
+        macro_rules! each_cell {
+            (|$cell:ident, $at:ident| $body:block) => {
+                if let Some(fixed) = plan.fixed() {
+                    for (range, rl) in run.rows.iter().zip(&run.layouts) {
+                        let row = page.bytes.get(range.clone()).unwrap_or_default();
+                        let $cell: Option<&[u8]> = fixed_cell(row, rl, fixed);
+                        let $at = range.start;
+                        $body
+                    }
+                } else {
+                    for i in 0..n {
+                        let ($cell, $at): (Option<&[u8]>, usize) = match field!(i) {
+                            (RawField::Bytes(raw), at) => (Some(raw), at),
+                            // a mask Boolean reaches only Boolean columns
+                            (RawField::Null | RawField::Bool(_), at) => (None, at),
+                        };
+                        $body
+                    }
+                }
+            };
+        }
         // fixed-width little-endian values: `$n` bytes, converted by `$conv`;
         // values gathered in a block and appended a block at a time (the
         // builder's one-value append is a call a value)
@@ -347,9 +373,9 @@ impl ColumnDecoder {
             ($b:expr, $n:literal, $what:expr, |$a:ident| $conv:expr) => {{
                 let mut block = [Default::default(); BLOCK];
                 let mut filled = 0;
-                for i in 0..n {
-                    match field!(i) {
-                        (RawField::Bytes(raw), at) => {
+                each_cell!(|cell, at| {
+                    match cell {
+                        Some(raw) => {
                             let Some($a) = raw.get(..$n).and_then(|s| <[u8; $n]>::try_from(s).ok())
                             else {
                                 return Err(short(at, $what));
@@ -361,14 +387,13 @@ impl ColumnDecoder {
                                 filled = 0;
                             }
                         }
-                        // a mask Boolean reaches only Boolean columns
-                        (RawField::Null | RawField::Bool(_), _) => {
+                        None => {
                             $b.append_slice(&block[..filled]);
                             filled = 0;
                             $b.append_null();
                         }
                     }
-                }
+                });
                 $b.append_slice(&block[..filled]);
                 return Ok(());
             }};
@@ -420,9 +445,9 @@ impl ColumnDecoder {
                     // as fixed_run!, but a date out of range is NULL too
                     let mut block = [0i64; BLOCK];
                     let mut filled = 0;
-                    for i in 0..n {
-                        let micros = match field!(i) {
-                            (RawField::Bytes(raw), at) => {
+                    each_cell!(|cell, at| {
+                        let micros = match cell {
+                            Some(raw) => {
                                 let Some(a) =
                                     raw.get(..8).and_then(|s| <[u8; 8]>::try_from(s).ok())
                                 else {
@@ -430,7 +455,7 @@ impl ColumnDecoder {
                                 };
                                 values::access_date_to_micros(f64::from_le_bytes(a))
                             }
-                            (RawField::Null | RawField::Bool(_), _) => None,
+                            None => None,
                         };
                         match micros {
                             Some(v) => {
@@ -447,7 +472,7 @@ impl ColumnDecoder {
                                 b.append_null();
                             }
                         }
-                    }
+                    });
                     b.append_slice(&block[..filled]);
                     return Ok(());
                 }

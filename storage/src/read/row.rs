@@ -101,6 +101,31 @@ fn planned_field<'a>(
     }
 }
 
+/// The bytes of a fixed column in `row` (laid out as `rl`): `None` where
+/// the row's mask says NULL or the row ends before the column (a row
+/// written before the column was added). Exactly what [`planned_field`]
+/// gives for a `Place::Fixed` plan, without the variable offsets.
+#[inline(always)]
+pub(crate) fn fixed_cell<'a>(row: &'a [u8], rl: &RowLayout, fixed: FixedPlace) -> Option<&'a [u8]> {
+    if !null_mask_bit(row, rl, fixed.col_num) {
+        return None;
+    }
+    let r = rl
+        .fixed_start
+        .checked_add(fixed.offset)
+        .and_then(|start| admit(start, fixed.len, rl.data_end))?;
+    row.get(r)
+}
+
+/// Where a fixed column lies: its column number (its null-mask bit), its
+/// offset in the fixed area and its length.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FixedPlace {
+    col_num: usize,
+    offset: usize,
+    len: usize,
+}
+
 /// The rows of one page laid out together, so each projected column is
 /// then appended for all of them in one loop (one dispatch on the column's
 /// type per page, not per value). Buffers are reused from page to page.
@@ -109,7 +134,7 @@ pub(crate) struct PageRun {
     /// Extents of the rows in the page.
     pub(crate) rows: Vec<Range<usize>>,
     /// Each row's layout.
-    layouts: Vec<RowLayout>,
+    pub(crate) layouts: Vec<RowLayout>,
     /// Variable offsets of every row, back to back (only when a variable
     /// column is decoded).
     offsets: Vec<u16>,
@@ -254,6 +279,19 @@ impl FieldPlan {
         FieldPlan {
             col_num: usize::from(col.col_num),
             place,
+        }
+    }
+
+    /// Where the column lies when it is a fixed column (not a mask
+    /// Boolean, not variable).
+    pub(crate) fn fixed(&self) -> Option<FixedPlace> {
+        match self.place {
+            Place::Fixed { offset, len } => Some(FixedPlace {
+                col_num: self.col_num,
+                offset,
+                len,
+            }),
+            _ => None,
         }
     }
 
