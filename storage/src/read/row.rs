@@ -81,16 +81,10 @@ fn planned_field<'a>(
         Place::MaskBool => Ok(RawField::Bool(present)),
         _ if !present => Ok(RawField::Null),
         // a row written before this column existed has no bytes for it
-        Place::Fixed { offset, len } => Ok(
-            match rl
-                .fixed_start
-                .checked_add(offset)
-                .and_then(|start| admit(start, len, rl.data_end))
-            {
-                Some(r) => RawField::Bytes(&row[r]),
-                None => RawField::Null,
-            },
-        ),
+        Place::Fixed { offset, len } => Ok(match fixed_bytes(row, rl, offset, len) {
+            Some(bytes) => RawField::Bytes(bytes),
+            None => RawField::Null,
+        }),
         Place::Var(v) => {
             if v >= rl.var_count {
                 return Ok(RawField::Null);
@@ -104,17 +98,24 @@ fn planned_field<'a>(
 /// The bytes of a fixed column in `row` (laid out as `rl`): `None` where
 /// the row's mask says NULL or the row ends before the column (a row
 /// written before the column was added). Exactly what [`planned_field`]
-/// gives for a `Place::Fixed` plan, without the variable offsets.
+/// gives for a fixed column, without the variable offsets.
 #[inline(always)]
 pub(crate) fn fixed_cell<'a>(row: &'a [u8], rl: &RowLayout, fixed: FixedPlace) -> Option<&'a [u8]> {
     if !null_mask_bit(row, rl, fixed.col_num) {
         return None;
     }
-    let r = rl
-        .fixed_start
-        .checked_add(fixed.offset)
-        .and_then(|start| admit(start, fixed.len, rl.data_end))?;
-    row.get(r)
+    fixed_bytes(row, rl, fixed.offset, fixed.len)
+}
+
+/// The `len` bytes at `offset` into the fixed area of `row`, or `None`
+/// when they run past its data (a row written before the column existed
+/// has no bytes for it).
+#[inline(always)]
+fn fixed_bytes<'a>(row: &'a [u8], rl: &RowLayout, offset: usize, len: usize) -> Option<&'a [u8]> {
+    rl.fixed_start
+        .checked_add(offset)
+        .and_then(|start| admit(start, len, rl.data_end))
+        .and_then(|r| row.get(r))
 }
 
 /// Where a fixed column lies: its column number (its null-mask bit), its
