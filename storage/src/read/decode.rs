@@ -1,12 +1,12 @@
 //! Column decoders: each appends one column's values straight into an Arrow
 //! builder, from the bytes the row geometry admits.
 
-use crate::error::FormatError;
+use crate::error::{FormatError, corrupt};
 use crate::format::types::JetType;
 use crate::format::{Layout, RawField, text, values};
 use crate::page::PageSource;
 use crate::read::data_page::DataPage;
-use crate::read::row::{FieldPlan, PageRun, fixed_cell};
+use crate::read::row::{FieldPlan, PageRun, fixed_cell, var_cell};
 use crate::schema::tdef::Column;
 use arrow_array::ArrayRef;
 use arrow_array::builder::*;
@@ -354,6 +354,16 @@ impl ColumnDecoder {
                         let $at = range.start;
                         $body
                     }
+                } else if let Some(var) = plan.var() {
+                    let rows = run.rows.iter().zip(&run.layouts).zip(&run.offsets_at);
+                    for ((range, rl), &at) in rows {
+                        let row = page.bytes.get(range.clone()).unwrap_or_default();
+                        let offsets = run.offsets.get(at..).unwrap_or(&[]);
+                        let $cell: Option<&[u8]> = var_cell(row, rl, offsets, var)
+                            .map_err(|(what, r)| corrupt(page.number, range.start, what, r))?;
+                        let $at = range.start;
+                        $body
+                    }
                 } else {
                     for i in 0..n {
                         let ($cell, $at): (Option<&[u8]>, usize) = match field!(i) {
@@ -477,17 +487,17 @@ impl ColumnDecoder {
                     return Ok(());
                 }
                 (Builder::Str(b), JetType::Text) => {
-                    for i in 0..n {
-                        match field!(i).0 {
-                            RawField::Bytes(raw) => b.append_value(decode_text(
+                    each_cell!(|cell, _at| {
+                        match cell {
+                            Some(raw) => b.append_value(decode_text(
                                 &mut self.scratch,
                                 raw,
                                 ctx.unicode,
                                 self.encoding,
                             )),
-                            RawField::Null | RawField::Bool(_) => b.append_null(),
+                            None => b.append_null(),
                         }
-                    }
+                    });
                     return Ok(());
                 }
                 _ => {}

@@ -89,10 +89,49 @@ fn planned_field<'a>(
             if v >= rl.var_count {
                 return Ok(RawField::Null);
             }
-            let r = var_interval(offsets, rl, v).map_err(|r| ("variable column", r))?;
-            Ok(RawField::Bytes(&row[r]))
+            Ok(RawField::Bytes(var_bytes(row, rl, offsets, v)?))
         }
     }
+}
+
+/// The bytes of variable column `v` in `row` (laid out as `rl`, with
+/// variable offsets `offsets`), which the row stores (`v` is below its
+/// count); a disordered or outlying offset pair is refused.
+#[inline(always)]
+fn var_bytes<'a>(
+    row: &'a [u8],
+    rl: &RowLayout,
+    offsets: &[u16],
+    v: usize,
+) -> Result<&'a [u8], (&'static str, jet_kernels::Refusal)> {
+    let r = var_interval(offsets, rl, v).map_err(|r| ("variable column", r))?;
+    row.get(r)
+        .ok_or(("variable column", jet_kernels::Refusal::OutOfBounds))
+}
+
+/// The bytes of a variable column in `row` (laid out as `rl`, with
+/// variable offsets `offsets`): `None` where the row's mask says NULL or
+/// the row stores fewer variable columns (one written before the column
+/// was added). Exactly what [`planned_field`] gives for a variable column.
+#[inline(always)]
+pub(crate) fn var_cell<'a>(
+    row: &'a [u8],
+    rl: &RowLayout,
+    offsets: &[u16],
+    var: VarPlace,
+) -> Result<Option<&'a [u8]>, (&'static str, jet_kernels::Refusal)> {
+    if !null_mask_bit(row, rl, var.col_num) || var.v >= rl.var_count {
+        return Ok(None);
+    }
+    var_bytes(row, rl, offsets, var.v).map(Some)
+}
+
+/// Where a variable column lies: its column number (its null-mask bit)
+/// and its index among the variable columns.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VarPlace {
+    col_num: usize,
+    v: usize,
 }
 
 /// The bytes of a fixed column in `row` (laid out as `rl`): `None` where
@@ -138,9 +177,9 @@ pub(crate) struct PageRun {
     pub(crate) layouts: Vec<RowLayout>,
     /// Variable offsets of every row, back to back (only when a variable
     /// column is decoded).
-    offsets: Vec<u16>,
+    pub(crate) offsets: Vec<u16>,
     /// Where each row's offsets start in `offsets`.
-    offsets_at: Vec<usize>,
+    pub(crate) offsets_at: Vec<usize>,
 }
 
 impl PageRun {
@@ -291,6 +330,17 @@ impl FieldPlan {
                 col_num: self.col_num,
                 offset,
                 len,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Where the column lies when it is a variable column.
+    pub(crate) fn var(&self) -> Option<VarPlace> {
+        match self.place {
+            Place::Var(v) => Some(VarPlace {
+                col_num: self.col_num,
+                v,
             }),
             _ => None,
         }
