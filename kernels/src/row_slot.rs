@@ -433,6 +433,24 @@ mod tests {
         }
     }
 
+    /// `row_bounds_all` over page `p` (slots `raws`, table at `ts`, page
+    /// of `page` bytes) decides every slot as the oracle does.
+    fn all_bounds_are_the_oracles(
+        t: &SlotTable,
+        p: &[u8],
+        raws: &[u16],
+        ts: usize,
+        page: usize,
+    ) -> Result<(), TestCaseError> {
+        let mut order = std::vec![0u32; raws.len()];
+        let mut all = std::vec![Ok((0, 0)); raws.len()];
+        t.row_bounds_all(p, &mut order, &mut all).unwrap();
+        for (i, got) in all.iter().enumerate() {
+            prop_assert_eq!(*got, oracle_bounds(raws, i, ts, page));
+        }
+        Ok(())
+    }
+
     proptest! {
         #[test]
         fn bounds_match_oracle(raws in proptest::collection::vec(any::<u16>(), 0..12), ts in 0usize..16, idx in 0usize..14) {
@@ -458,12 +476,9 @@ mod tests {
         fn all_bounds_match(raws in proptest::collection::vec(any::<u16>(), 0..120), ts in 0usize..16, page in 16usize..4097, cut in 0usize..4097) {
             let p = build(ts, &raws, page);
             if let Some(t) = SlotTable::admit(ts, raws.len(), page) {
+                all_bounds_are_the_oracles(&t, &p, &raws, ts, page)?;
                 let mut order = std::vec![0u32; raws.len()];
                 let mut all = std::vec![Ok((0, 0)); raws.len()];
-                t.row_bounds_all(&p, &mut order, &mut all).unwrap();
-                for (i, got) in all.iter().enumerate() {
-                    prop_assert_eq!(*got, oracle_bounds(&raws, i, ts, page));
-                }
                 // a buffer cut short: same decisions as row_bounds, or refused whole
                 let short = &p[..cut.min(page)];
                 match t.row_bounds_all(short, &mut order, &mut all) {
@@ -494,12 +509,7 @@ mod tests {
                 .collect();
             let p = build(ts, &raws, page);
             if let Some(t) = SlotTable::admit(ts, raws.len(), page) {
-                let mut order = std::vec![0u32; raws.len()];
-                let mut all = std::vec![Ok((0, 0)); raws.len()];
-                t.row_bounds_all(&p, &mut order, &mut all).unwrap();
-                for (i, got) in all.iter().enumerate() {
-                    prop_assert_eq!(*got, oracle_bounds(&raws, i, ts, page));
-                }
+                all_bounds_are_the_oracles(&t, &p, &raws, ts, page)?;
             }
         }
 

@@ -17,6 +17,16 @@ fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/sample.mdb")
 }
 
+/// A writable copy of the sample in a fresh folder named after `tag` and
+/// this process: the folder (the test removes it) and the copy's path.
+fn copy_of_sample(tag: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sample.mdb");
+    std::fs::copy(sample(), &path).unwrap();
+    (dir, path)
+}
+
 fn session(path: &Path, writable: bool, dialect: SqlDialect) -> JetSession {
     let s = new_session(1 << 30).unwrap();
     s.register(
@@ -166,10 +176,7 @@ async fn describe_tells_parameters_and_columns() {
 /// session over the file reads the rows afterwards.
 #[tokio::test]
 async fn writes_with_parameters_reach_the_file() {
-    let dir = std::env::temp_dir().join(format!("jet-prepared-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("sample.mdb");
-    std::fs::copy(sample(), &path).unwrap();
+    let (dir, path) = copy_of_sample("jet-prepared");
     {
         let s = session(&path, true, SqlDialect::Access);
         let insert = "INSERT INTO Customers (CustomerID, Company, Active) VALUES ($1, $2, $3)";
@@ -267,10 +274,7 @@ async fn server_session_reaches_no_files() {
 async fn read_only_views_see_commits_and_refuse_writes() {
     use jet_provider::JetHandle;
     use std::sync::Arc;
-    let dir = std::env::temp_dir().join(format!("jet-view-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("sample.mdb");
-    std::fs::copy(sample(), &path).unwrap();
+    let (dir, path) = copy_of_sample("jet-view");
     let db = jet_storage::Database::open(&path, jet_storage::OpenOptions::default()).unwrap();
     let handle = Arc::new(JetHandle::new(
         db,
@@ -332,10 +336,7 @@ async fn read_only_views_see_commits_and_refuse_writes() {
 /// new rows. Statements other than queries are not planned ahead.
 #[tokio::test]
 async fn planned_queries_answer_as_fresh_ones_until_the_database_changes() {
-    let dir = std::env::temp_dir().join(format!("jet-planned-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("sample.mdb");
-    std::fs::copy(sample(), &path).unwrap();
+    let (dir, path) = copy_of_sample("jet-planned");
     let s = session(&path, true, SqlDialect::Access);
     let sql =
         "SELECT CustomerID, Company FROM Customers WHERE CustomerID >= $1 ORDER BY CustomerID";

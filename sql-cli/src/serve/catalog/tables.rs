@@ -307,6 +307,17 @@ enum Col {
     NullTextArray(usize),
 }
 
+/// Lists of `Int16` (the engine's form of `int2vector` and `int2[]`):
+/// the list type and the array.
+fn int16_lists(v: Vec<Vec<i16>>) -> (DataType, ArrayRef) {
+    let item = Arc::new(Field::new_list_field(DataType::Int16, true));
+    let list = ListArray::from_iter_primitive::<datafusion::arrow::datatypes::Int16Type, _, _>(
+        v.into_iter()
+            .map(|l| Some(l.into_iter().map(Some).collect::<Vec<_>>())),
+    );
+    (DataType::List(item), Arc::new(list))
+}
+
 fn batch(columns: Vec<(&str, Col)>) -> (SchemaRef, RecordBatch) {
     let mut fields = Vec::new();
     let mut arrays: Vec<ArrayRef> = Vec::new();
@@ -320,28 +331,12 @@ fn batch(columns: Vec<(&str, Col)>) -> (SchemaRef, RecordBatch) {
             Col::I16(v) => (DataType::Int16, 21, Arc::new(Int16Array::from(v))),
             Col::I32(v) => (DataType::Int32, 23, Arc::new(Int32Array::from(v))),
             Col::I16Lists(v) => {
-                let item = Arc::new(Field::new_list_field(DataType::Int16, true));
-                let list = ListArray::from_iter_primitive::<
-                    datafusion::arrow::datatypes::Int16Type,
-                    _,
-                    _,
-                >(
-                    v.into_iter()
-                        .map(|l| Some(l.into_iter().map(Some).collect::<Vec<_>>())),
-                );
-                (DataType::List(item), 22, Arc::new(list))
+                let (ty, list) = int16_lists(v);
+                (ty, 22, list)
             }
             Col::I16Arrays(v) => {
-                let item = Arc::new(Field::new_list_field(DataType::Int16, true));
-                let list = ListArray::from_iter_primitive::<
-                    datafusion::arrow::datatypes::Int16Type,
-                    _,
-                    _,
-                >(
-                    v.into_iter()
-                        .map(|l| Some(l.into_iter().map(Some).collect::<Vec<_>>())),
-                );
-                (DataType::List(item), 1005, Arc::new(list))
+                let (ty, list) = int16_lists(v);
+                (ty, 1005, list)
             }
             Col::NullTextArray(n) => {
                 let item = Arc::new(Field::new_list_field(DataType::Utf8, true));
